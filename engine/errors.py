@@ -1,0 +1,64 @@
+"""Exceptions the package raises for bad user input.
+
+Every exception here is meant to be shown to a user as it is: ``str(error)``
+is a single line without a traceback. The command line turns them into
+``baba: error: <message>`` and exit status 2.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Optional, Union
+
+__all__ = ["BabaError", "LevelError"]
+
+
+def _one_line(text: str) -> str:
+    """Collapse line breaks so that a message always fits on one line."""
+    return " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+
+
+class BabaError(Exception):
+    """Base class of every user-facing error of babasolver.
+
+    ``str()`` is a one-line message fit for printing after ``baba: error:``.
+    """
+
+    def __init__(self, message: str = "") -> None:
+        super().__init__(_one_line(str(message)))
+
+    @property
+    def message(self) -> str:
+        return self.args[0] if self.args else ""
+
+
+class LevelError(BabaError):
+    """A level file or folder cannot be read.
+
+    Build it either from a complete message, ``LevelError("x.json: bad")``,
+    or from a problem and where it was found,
+    ``LevelError("unknown tile name 'Bob'", path=p, line=3, col=3)``, which
+    reads ``p:3:3: unknown tile name 'Bob'``. The parts stay available as
+    ``problem``, ``path``, ``line`` and ``col`` (``None`` when not given).
+    """
+
+    def __init__(
+        self,
+        problem: str,
+        path: Optional[Union[str, "os.PathLike[str]"]] = None,
+        line: Optional[int] = None,
+        col: Optional[int] = None,
+    ) -> None:
+        self.problem = _one_line(str(problem))
+        self.path = None if path is None else os.fspath(path)
+        self.line = line
+        self.col = col
+        where = ""
+        if self.path is not None:
+            where = self.path
+            if line is not None:
+                where += f":{line}"
+                if col is not None:
+                    where += f":{col}"
+            where += ": "
+        super().__init__(where + self.problem)

@@ -1,0 +1,429 @@
+"""Levels and the readers of the two level formats.
+
+A :class:`Level` is a rectangle of tile ids (see :mod:`babasolver.tiles`),
+one tile per cell, stored row-major. Cells outside the rectangle behave like
+border.
+
+Two input formats are read:
+
+* the seed's folder format: ``tiles.txt`` holds lines ``<char> <tile name>``
+  (exactly one character, one space, a tile name such as ``Baba`` or
+  ``Baba text``; names match case-insensitively) and ``content.txt`` holds the
+  grid, one character per cell (:func:`read_folder`);
+* the Keke AI Competition's JSON level sets, ``{"levels": [{"id", "name",
+  "author", "ascii", "solution"}, ...]}`` with maps in the Keke characters of
+  RULES.md (:func:`read_keke_set`, :func:`read_keke_level`).
+
+:func:`load_level` picks the reader from the path. Every problem with the
+input raises :class:`~babasolver.errors.LevelError` with a one-line message
+that names the file and, where it applies, ``line:col``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+from . import tiles
+from .errors import LevelError
+
+__all__ = [
+    "Level",
+    "KekeLevel",
+    "read_folder",
+    "read_keke_set",
+    "read_keke_level",
+    "keke_ids",
+    "load_level",
+    "level_from_ascii",
+    "tile_by_name",
+]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+TILES_FILE = "tiles.txt"
+CONTENT_FILE = "content.txt"
+
+# Keke map characters that mean an empty cell (besides whatever
+# tiles.KEKE_CHARS gives for empty).
+_EMPTY_CHARS = (" ", ".")
+
+
+@dataclass(frozen=True)
+class Level:
+    """A level: ``height`` rows of ``width`` tile ids, row-major in ``grid``."""
+
+    name: str
+    width: int
+    height: int
+    grid: Tuple[int, ...]
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.grid, tuple):
+            object.__setattr__(self, "grid", tuple(self.grid))
+        if self.width < 1 or self.height < 1:
+            raise ValueError(f"level size must be at least 1x1, got {self.width}x{self.height}")
+        if len(self.grid) != self.width * self.height:
+            raise ValueError(
+                f"grid has {len(self.grid)} cells, expected {self.width}x{self.height}"
+                f" = {self.width * self.height}"
+            )
+
+    def in_bounds(self, x: int, y: int) -> bool:
+        """Whether (x, y) is a cell of the grid (x from the left, y from the top)."""
+        return 0 <= x < self.width and 0 <= y < self.height
+
+    def tile_at(self, x: int, y: int) -> int:
+        """Tile id at column x, row y (0-based from the top-left cell).
+
+        Cells outside the grid are border (:data:`babasolver.tiles.BORDER`).
+        """
+        if not self.in_bounds(x, y):
+            return tiles.BORDER
+        return self.grid[y * self.width + x]
+
+    def rows(self) -> Tuple[Tuple[int, ...], ...]:
+        """The grid as a tuple of rows, top to bottom."""
+        w = self.width
+        return tuple(self.grid[y * w:(y + 1) * w] for y in range(self.height))
+
+    def to_text(self) -> str:
+        """The grid in Keke map characters, '.' for empty, rows joined by '\\n'."""
+        chars = _keke_chars()
+        return "\n".join("".join(chars[t] for t in row) for row in self.rows())
+
+    def tiles_used(self) -> List[int]:
+        """Distinct tile ids present in the grid, ascending."""
+        return sorted(set(self.grid))
+
+
+@dataclass(frozen=True)
+class KekeLevel:
+    """One entry of a Keke JSON level set."""
+
+    id: str
+    name: str
+    author: str
+    level: Level
+    solution: str
+
+
+# --------------------------------------------------------------------------
+# Tile look-ups
+
+
+_lower_names: Optional[Dict[str, int]] = None
+_chars: Optional[Tuple[str, ...]] = None
+
+
+def tile_by_name(name: str) -> Optional[int]:
+    """Tile id of a tile name: exact first, then case-insensitive; else None."""
+    global _lower_names
+    tid = tiles.BY_NAME.get(name)
+    if tid is not None:
+        return tid
+    if _lower_names is None:
+        _lower_names = {}
+        for tname, tid2 in tiles.BY_NAME.items():
+            _lower_names.setdefault(tname.casefold(), tid2)
+    return _lower_names.get(name.casefold())
+
+
+def _keke_chars() -> Tuple[str, ...]:
+    """Keke character per tile id, with '.' for empty."""
+    global _chars
+    if _chars is None:
+        chars = list(tiles.KEKE_CHARS)
+        chars[tiles.EMPTY] = "."
+        _chars = tuple(chars)
+    return _chars
+
+
+def _tile_by_keke_char(ch: str) -> Optional[int]:
+    if ch in _EMPTY_CHARS:
+        return tiles.EMPTY
+    return tiles.BY_KEKE_CHAR.get(ch)
+
+
+# --------------------------------------------------------------------------
+# Reading text files
+
+
+def _read_text(path: Path, what: str = "file") -> str:
+    """The whole file as text (UTF-8, line ends kept), or LevelError."""
+    try:
+        with open(path, "r", encoding="utf-8", newline="") as f:
+            return f.read()
+    except FileNotFoundError:
+        raise LevelError(f"no such {what}", path) from None
+    except IsADirectoryError:
+        raise LevelError(f"is a folder, expected a {what}", path) from None
+    except UnicodeDecodeError as e:
+        raise LevelError(f"not UTF-8 text (byte {e.start + 1}): {e.reason}", path) from None
+    except OSError as e:
+        raise LevelError(e.strerror or str(e), path) from None
+
+
+def _split_lines(text: str) -> List[str]:
+    """Lines of a file: one trailing newline ignored, '\\r\\n' accepted."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    lines = text.split("\n")
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
+# --------------------------------------------------------------------------
+# The seed's folder format
+
+
+def _read_tiles_file(path: Path) -> Dict[str, int]:
+    """Character -> tile id, from a tiles.txt file."""
+    text = _read_text(path)
+    declared: Dict[str, int] = {}
+    first_line: Dict[str, int] = {}
+    if text in ("", "\n", "\r\n"):
+        raise LevelError("empty tiles file, expected lines '<char> <tile name>'", path)
+    for n, line in enumerate(_split_lines(text), start=1):
+        if not line:
+            raise LevelError("empty line, expected '<char> <tile name>'", path, n, 1)
+        if len(line) < 2 or line[1] != " ":
+            raise LevelError(
+                f"expected '<char> <tile name>' (one character, one space, a name), got {line!r}",
+                path, n, 2,
+            )
+        ch, name = line[0], line[2:]
+        if not name or name[0].isspace():
+            raise LevelError(
+                f"expected '<char> <tile name>' (one character, one space, a name), got {line!r}",
+                path, n, 3,
+            )
+        tid = tile_by_name(name)
+        if tid is None:
+            raise LevelError(f"unknown tile name {name!r}", path, n, 3)
+        if ch in declared:
+            raise LevelError(
+                f"character {ch!r} declared twice (first on line {first_line[ch]})", path, n, 1
+            )
+        declared[ch] = tid
+        first_line[ch] = n
+    return declared
+
+
+def read_folder(path: PathLike) -> Level:
+    """Read a level folder in the seed format (``tiles.txt`` + ``content.txt``).
+
+    The level's name is the folder's name.
+    """
+    folder = Path(path)
+    if not folder.exists():
+        raise LevelError("no such level folder", folder)
+    if not folder.is_dir():
+        raise LevelError(f"not a folder, expected a level folder with {TILES_FILE} and {CONTENT_FILE}", folder)
+    tiles_path = folder / TILES_FILE
+    content_path = folder / CONTENT_FILE
+    for p in (tiles_path, content_path):
+        if not p.exists():
+            raise LevelError("no such file (a level folder needs tiles.txt and content.txt)", p)
+    declared = _read_tiles_file(tiles_path)
+
+    text = _read_text(content_path)
+    lines = _split_lines(text)
+    if lines == [""]:
+        raise LevelError("empty content file", content_path)
+    width = len(lines[0])
+    if width == 0:
+        raise LevelError("first line is empty", content_path, 1, 1)
+    grid: List[int] = []
+    for n, line in enumerate(lines, start=1):
+        if len(line) != width:
+            col = min(len(line), width) + 1
+            raise LevelError(
+                f"line has {len(line)} characters, expected {width} (as line 1)",
+                content_path, n, col,
+            )
+        for c, ch in enumerate(line, start=1):
+            tid = declared.get(ch)
+            if tid is None:
+                raise LevelError(f"character {ch!r} is not declared in {TILES_FILE}", content_path, n, c)
+            grid.append(tid)
+    name = folder.resolve().name or str(folder)
+    return Level(name=name, width=width, height=len(lines), grid=tuple(grid))
+
+
+# --------------------------------------------------------------------------
+# Keke maps and JSON level sets
+
+
+def _parse_map(text: str, name: str) -> Level:
+    """Level from a Keke ascii map; LevelError (problem only, no path) if bad."""
+    if text.endswith("\n"):
+        text = text[:-1]
+    rows = [row[:-1] if row.endswith("\r") else row for row in text.split("\n")]
+    if rows == [""]:
+        raise LevelError("empty map")
+    width = len(rows[0])
+    if width == 0:
+        raise LevelError("row 1 is empty")
+    grid: List[int] = []
+    for r, row in enumerate(rows, start=1):
+        if len(row) != width:
+            raise LevelError(f"row {r} has {len(row)} characters, expected {width} (as row 1)")
+        for c, ch in enumerate(row, start=1):
+            tid = _tile_by_keke_char(ch)
+            if tid is None:
+                raise LevelError(f"row {r}, column {c}: unknown map character {ch!r}")
+            grid.append(tid)
+    return Level(name=name, width=width, height=len(rows), grid=tuple(grid))
+
+
+def level_from_ascii(text: str, name: str = "") -> Level:
+    """Level from a map in Keke characters (rows separated by '\\n').
+
+    ' ' and '.' are empty, '_' is border. Raises LevelError on an unknown
+    character or rows of unequal length. Handy for tests and small examples.
+    """
+    return _parse_map(text, name)
+
+
+def _load_json(path: Path) -> Any:
+    text = _read_text(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise LevelError(f"malformed JSON: {e.msg}", path, e.lineno, e.colno) from None
+
+
+def _entries(path: Path) -> List[Any]:
+    """The ``levels`` list of a Keke set, each entry checked to be an object."""
+    data = _load_json(path)
+    if not isinstance(data, dict) or "levels" not in data:
+        raise LevelError('not a Keke level set: missing the "levels" list', path)
+    entries = data["levels"]
+    if not isinstance(entries, list):
+        raise LevelError(f'"levels" is {_json_type(entries)}, expected a list', path)
+    for i, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise LevelError(f"levels[{i}] is {_json_type(entry)}, expected an object", path)
+    return entries
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def _entry_id(path: Path, i: int, entry: Dict[str, Any]) -> str:
+    if "id" not in entry:
+        raise LevelError(f'levels[{i}]: missing field "id"', path)
+    lid = entry["id"]
+    if isinstance(lid, bool) or not isinstance(lid, (int, str)):
+        raise LevelError(f'levels[{i}]: "id" is {_json_type(lid)}, expected a string or an integer', path)
+    return str(lid)
+
+
+def _ids(path: Path, entries: List[Dict[str, Any]]) -> List[str]:
+    ids: List[str] = []
+    seen: Dict[str, int] = {}
+    for i, entry in enumerate(entries):
+        lid = _entry_id(path, i, entry)
+        if lid in seen:
+            raise LevelError(f"level id {lid!r} appears twice (levels[{seen[lid]}] and levels[{i}])", path)
+        seen[lid] = i
+        ids.append(lid)
+    return ids
+
+
+def _optional_str(path: Path, lid: str, entry: Dict[str, Any], field: str) -> str:
+    value = entry.get(field)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise LevelError(f'level id {lid}: "{field}" is {_json_type(value)}, expected a string', path)
+    return value
+
+
+def _make_keke_level(path: Path, lid: str, entry: Dict[str, Any]) -> KekeLevel:
+    if "ascii" not in entry:
+        raise LevelError(f'level id {lid}: missing field "ascii"', path)
+    ascii_map = entry["ascii"]
+    if not isinstance(ascii_map, str):
+        raise LevelError(f'level id {lid}: "ascii" is {_json_type(ascii_map)}, expected a string', path)
+    name = _optional_str(path, lid, entry, "name")
+    author = _optional_str(path, lid, entry, "author")
+    solution = _optional_str(path, lid, entry, "solution")
+    full_name = f"{path.stem}#{lid}" + (f" {name}" if name else "")
+    try:
+        level = _parse_map(ascii_map, full_name)
+    except LevelError as e:
+        raise LevelError(f"level id {lid}: {e.problem}", path) from None
+    return KekeLevel(id=lid, name=name, author=author, level=level, solution=solution)
+
+
+def _describe_ids(ids: List[str], limit: int = 8) -> str:
+    if not ids:
+        return "the set has no levels"
+    shown = ", ".join(ids[:limit])
+    if len(ids) > limit:
+        shown += f", ... ({len(ids)} levels)"
+    return "available ids: " + shown
+
+
+def read_keke_set(path: PathLike) -> List[KekeLevel]:
+    """Every level of a Keke JSON level set, in file order."""
+    p = Path(path)
+    entries = _entries(p)
+    ids = _ids(p, entries)
+    return [_make_keke_level(p, lid, entry) for lid, entry in zip(ids, entries)]
+
+
+def keke_ids(path: PathLike) -> List[str]:
+    """The level ids of a Keke JSON level set, as strings, in file order."""
+    p = Path(path)
+    return _ids(p, _entries(p))
+
+
+def read_keke_level(path: PathLike, level_id: Union[str, int]) -> KekeLevel:
+    """One level of a Keke JSON level set, by id (compared as strings).
+
+    Only the chosen level's map is parsed, so a broken map elsewhere in the
+    set does not stop it from loading.
+    """
+    p = Path(path)
+    entries = _entries(p)
+    ids = _ids(p, entries)
+    wanted = str(level_id).strip()
+    for lid, entry in zip(ids, entries):
+        if lid == wanted:
+            return _make_keke_level(p, lid, entry)
+    raise LevelError(f"no level with id {wanted!r}; {_describe_ids(ids)}", p)
+
+
+def load_level(path: PathLike, level_id: Optional[Union[str, int]] = None) -> Level:
+    """A level from a level folder, or from a Keke JSON set given ``level_id``."""
+    p = Path(path)
+    if p.is_dir():
+        if level_id is not None:
+            raise LevelError("a level id applies only to a Keke .json level set, this is a level folder", p)
+        return read_folder(p)
+    if not p.exists():
+        raise LevelError("no such level folder or file", p)
+    if p.suffix.lower() != ".json":
+        raise LevelError("not a level: expected a level folder or a Keke .json level set", p)
+    if level_id is None:
+        raise LevelError(
+            f"a Keke level set holds many levels: choose one with --id ({_describe_ids(keke_ids(p))})", p
+        )
+    return read_keke_level(p, level_id).level
+

@@ -1,0 +1,32 @@
+"""Lists the Cython extensions; everything else is declared in pyproject.toml.
+
+Compiler directives live here and only here. Set BABA_DEBUG=1 at build time
+to turn bounds checking and wraparound back on.
+"""
+import os
+
+import numpy
+from Cython.Build import cythonize
+from setuptools import Extension, setup
+
+DEBUG = os.environ.get("BABA_DEBUG", "") not in ("", "0")
+
+DIRECTIVES = {
+    "language_level": 3,
+    "boundscheck": DEBUG,
+    "wraparound": DEBUG,
+    "cdivision": True,
+    "initializedcheck": DEBUG,
+}
+
+extensions = [
+    Extension(
+        "babasolver._core",
+        ["engine/_core.pyx"],
+        include_dirs=["engine", numpy.get_include()],
+        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        extra_compile_args=["-O3"],
+    ),
+]
+
+setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, include_path=["engine", "."]))

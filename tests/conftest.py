@@ -1,0 +1,44 @@
+"""Shared fixtures.
+
+``repo_root`` is this repository; ``shared_dir`` is ``../shared`` next to it,
+where the Keke level sets live. Tests that need it are skipped only when that
+folder is absent.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Dict
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SHARED_DIR = REPO_ROOT.parent / "shared"
+
+#: The Keke level sets, by short name, and how many levels each holds.
+KEKE_SET_FILES = {
+    "demo": "demo_LEVELS.json",
+    "test": "test_LEVELS.json",
+    "full_biy": "full_biy_LEVELS.json",
+}
+KEKE_SET_SIZES = {"demo": 14, "test": 3, "full_biy": 184}
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository's root folder (holds pyproject.toml, levels/, tests/)."""
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """``../shared`` relative to the repository root; skips if it is absent."""
+    if not SHARED_DIR.is_dir():
+        pytest.skip("../shared is absent: the Keke level sets live there")
+    return SHARED_DIR
+
+
+@pytest.fixture(scope="session")
+def keke_sets(shared_dir: Path) -> Dict[str, Path]:
+    """The three Keke JSON level sets: ``{"demo": path, "test": path, "full_biy": path}``."""
+    return {key: shared_dir / "levels" / "keke" / name for key, name in KEKE_SET_FILES.items()}
