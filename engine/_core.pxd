@@ -1,0 +1,65 @@
+# The narrow door into the C-level core: its types and the nogil functions
+# that run one turn, read the rules and pack a board into state bytes.
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+
+cdef enum:
+    MAX_CELLS = 1024        # a packed entry keeps the cell in 10 bits
+    MAX_RULES = 128
+    MAX_NOUNS = 64
+    MAX_RECORD = 8 * MAX_CELLS  # objects never multiply: <= 2 diff + 1 facing entry each
+    N_DIRECTIONS = 4
+    WAIT = 4                # actions 0..3 are up, down, left, right
+
+cdef enum TurnFlags:
+    TURN_WON = 1
+    TURN_DEAD = 2
+    TURN_TEXT_MOVED = 4
+
+ctypedef struct Props:
+    # Object masks per property; `push` includes every text.
+    uint64_t you, win, stop, push, move, kill, sink, hot, melt
+    uint64_t movable
+    uint64_t protected      # nouns with an `X is X` rule
+    int n_you
+    uint8_t you_order[MAX_NOUNS]
+    int n_move
+    uint8_t move_order[MAX_NOUNS]
+    int n_transforms
+    uint8_t transform_from[MAX_RULES]
+    uint8_t transform_to[MAX_RULES]
+    int n_rules
+    uint8_t rule_left[MAX_RULES]
+    uint8_t rule_right[MAX_RULES]
+
+ctypedef struct Geometry:
+    int width               # padded width: cells outside the level are border
+    int height
+    int ncells
+    int pad                 # 1 when a border ring was added around the level
+    int first               # first and one-past-last cell that can hold objects
+    int stop
+    int delta[N_DIRECTIONS]
+    bint track_facing
+
+ctypedef struct Board:
+    uint64_t* grid          # one tile mask per cell
+    uint64_t* face0         # three bit planes aligned with the tile bits:
+    uint64_t* face1         # the facing code of tile t in cell c is
+    uint64_t* face2         # bit t of (face0, face1, face2)[c]
+
+ctypedef struct Scratch:
+    uint64_t* moved         # tiles that moved into each cell this turn
+    int* touched            # cells whose `moved` entry must be cleared
+    int n_touched
+    int* snapshot
+    uint8_t* snapshot_moved
+    bint text_moved
+
+cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint transform) noexcept nogil
+cdef int play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
+                   Props* next_props, int action) noexcept nogil
+cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
+                    uint8_t* out) noexcept nogil
+cdef void unpack_board(const Geometry* geo, Board* board, const uint64_t* initial,
+                       const uint8_t* record, int length) noexcept nogil
+cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil

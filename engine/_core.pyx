@@ -1,0 +1,828 @@
+# The C-level core: one turn of RULES.md on a bit-mask board, the rule scan,
+# state packing, and batch expansion of BFS states into a visited store.
+# Compiler directives are set once, in setup.py.
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy, memset, memcmp
+
+from _tiles cimport *
+
+cdef extern from *:
+    """
+    static inline int core_ctz(uint64_t x) { return __builtin_ctzll(x); }
+    static inline int core_popcount(uint64_t x) { return __builtin_popcountll(x); }
+    """
+    int core_ctz(uint64_t x) nogil
+    int core_popcount(uint64_t x) nogil
+
+
+# ---------------------------------------------------------------- facing --
+
+cdef inline int get_facing(const Board* board, int cell, uint64_t bit) noexcept nogil:
+    cdef int code = 0
+    if board.face0[cell] & bit:
+        code |= 1
+    if board.face1[cell] & bit:
+        code |= 2
+    if board.face2[cell] & bit:
+        code |= 4
+    return code
+
+
+cdef inline void set_facing(Board* board, int cell, uint64_t bit, int code) noexcept nogil:
+    board.face0[cell] = (board.face0[cell] & ~bit) | (bit if code & 1 else 0)
+    board.face1[cell] = (board.face1[cell] & ~bit) | (bit if code & 2 else 0)
+    board.face2[cell] = (board.face2[cell] & ~bit) | (bit if code & 4 else 0)
+
+
+cdef inline void clear_facing(Board* board, int cell, uint64_t bits) noexcept nogil:
+    board.face0[cell] &= ~bits
+    board.face1[cell] &= ~bits
+    board.face2[cell] &= ~bits
+
+
+cdef inline int opposite(int code) noexcept nogil:
+    # Facing codes are action + 1; "none" moves right, so it turns left.
+    if code == 1:
+        return 2
+    if code == 2:
+        return 1
+    if code == 4:
+        return 3
+    return 4 if code == 3 else 3
+
+
+# ----------------------------------------------------------------- rules --
+
+cdef inline void add_noun(uint8_t* order, int* count, int noun) noexcept nogil:
+    cdef int i
+    for i in range(count[0]):
+        if order[i] == noun:
+            return
+    order[count[0]] = <uint8_t>noun
+    count[0] += 1
+
+
+cdef void apply_rule(Props* props, int left, int right) noexcept nogil:
+    cdef uint64_t left_bit = (<uint64_t>1) << left
+    cdef uint64_t right_bit = (<uint64_t>1) << right
+    cdef int noun, target
+    cdef uint64_t noun_bit
+    if not (left_bit & M_NOUN_TEXT):
+        return
+    noun = NOUN_TARGET[left]
+    noun_bit = (<uint64_t>1) << noun
+    if right_bit & M_NOUN_TEXT:
+        target = NOUN_TARGET[right]
+        if target == noun:
+            props.protected |= noun_bit
+        elif props.n_transforms < MAX_RULES:
+            props.transform_from[props.n_transforms] = <uint8_t>noun
+            props.transform_to[props.n_transforms] = <uint8_t>target
+            props.n_transforms += 1
+    elif right == T_YOU_TEXT:
+        props.you |= noun_bit
+        add_noun(props.you_order, &props.n_you, noun)
+    elif right == T_WIN_TEXT:
+        props.win |= noun_bit
+    elif right == T_STOP_TEXT:
+        props.stop |= noun_bit
+    elif right == T_PUSH_TEXT:
+        props.push |= noun_bit
+    elif right == T_MOVE_TEXT:
+        props.move |= noun_bit
+        add_noun(props.move_order, &props.n_move, noun)
+    elif right == T_KILL_TEXT:
+        props.kill |= noun_bit
+    elif right == T_SINK_TEXT:
+        props.sink |= noun_bit
+    elif right == T_HOT_TEXT:
+        props.hot |= noun_bit
+    elif right == T_MELT_TEXT:
+        props.melt |= noun_bit
+
+
+cdef inline void scan_triple(Props* props, uint64_t before, uint64_t after) noexcept nogil:
+    cdef uint64_t left_text = before & M_TEXT
+    cdef uint64_t right_text = after & M_TEXT
+    cdef int left, right, i
+    if not left_text or not right_text:
+        return
+    # A cell never holds two texts: texts are always pushed out of the way.
+    left = core_ctz(left_text)
+    right = core_ctz(right_text)
+    for i in range(props.n_rules):
+        if props.rule_left[i] == left and props.rule_right[i] == right:
+            return
+    if props.n_rules >= MAX_RULES:
+        return
+    props.rule_left[props.n_rules] = <uint8_t>left
+    props.rule_right[props.n_rules] = <uint8_t>right
+    props.n_rules += 1
+    apply_rule(props, left, right)
+
+
+cdef void transform(const Geometry* geo, Board* board, const Props* props) noexcept nogil:
+    cdef int r, cell
+    cdef uint64_t from_bit, to_bit
+    # Rules are taken in order over the current board, so transformations
+    # chain within one reading (baba is rock, then rock is flag).
+    for r in range(props.n_transforms):
+        from_bit = (<uint64_t>1) << props.transform_from[r]
+        to_bit = (<uint64_t>1) << props.transform_to[r]
+        if props.protected & from_bit:
+            continue
+        for cell in range(geo.first, geo.stop):
+            if not (board.grid[cell] & from_bit):
+                continue
+            board.grid[cell] &= ~from_bit
+            if geo.track_facing:
+                clear_facing(board, cell, from_bit)
+            if not (board.grid[cell] & to_bit):
+                board.grid[cell] |= to_bit
+                if geo.track_facing:
+                    clear_facing(board, cell, to_bit)
+
+
+cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint transform_objects) noexcept nogil:
+    cdef int cell
+    memset(props, 0, sizeof(Props))
+    for cell in range(geo.first, geo.stop):
+        if board.grid[cell] & M_IS_TEXT:
+            scan_triple(props, board.grid[cell - 1], board.grid[cell + 1])
+            scan_triple(props, board.grid[cell - geo.width], board.grid[cell + geo.width])
+    props.push |= M_TEXT
+    props.stop &= M_OBJECT
+    props.movable = props.you | props.move | props.push
+    if transform_objects and props.n_transforms:
+        transform(geo, board, props)
+
+
+# ------------------------------------------------------------------ turn --
+
+cdef bint move_object(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
+                      int tile, int cell, int direction) noexcept nogil:
+    cdef uint64_t bit = (<uint64_t>1) << tile
+    cdef int target, occupant
+    cdef uint64_t contents, blocking, occupant_bit
+    if scratch.moved[cell] & bit or not (props.movable & bit):
+        return False
+    target = cell + geo.delta[direction]
+    contents = board.grid[target]
+    if contents & (M_BORDER | props.stop):
+        return False
+    # Several blocking occupants can share a cell (a pushed rock resting on
+    # a YOU object): each must let X in, in ascending tile order.
+    blocking = contents & (props.you | props.move | props.push)
+    while blocking:
+        occupant = core_ctz(blocking)
+        occupant_bit = (<uint64_t>1) << occupant
+        blocking &= blocking - 1
+        if occupant_bit & props.push:
+            if not move_object(geo, board, scratch, props, occupant, target, direction):
+                return False
+        elif occupant_bit & props.you:
+            if bit & props.you:
+                return False
+        else:
+            return False
+    board.grid[cell] &= ~bit
+    board.grid[target] |= bit
+    if not scratch.moved[target]:
+        scratch.touched[scratch.n_touched] = target
+        scratch.n_touched += 1
+    scratch.moved[target] |= bit
+    if geo.track_facing:
+        clear_facing(board, cell, bit)
+        set_facing(board, target, bit, direction + 1)
+    if bit & M_TEXT:
+        scratch.text_moved = True
+    return True
+
+
+cdef int take_snapshot(const Geometry* geo, const Board* board, Scratch* scratch, uint64_t bit) noexcept nogil:
+    # Objects of one noun go in reading order of their cells, not in
+    # creation order: the simplification RULES.md allows for a bit-mask
+    # board. The snapshot is taken before any of them moves.
+    cdef int cell, count = 0
+    for cell in range(geo.first, geo.stop):
+        if board.grid[cell] & bit:
+            scratch.snapshot[count] = cell
+            scratch.snapshot_moved[count] = (scratch.moved[cell] & bit) != 0
+            count += 1
+    return count
+
+
+cdef void destroy(const Geometry* geo, Board* board, const Props* props) noexcept nogil:
+    cdef uint64_t killers = props.kill | props.sink
+    cdef uint64_t danger = props.sink
+    cdef uint64_t objects, gone
+    cdef int cell
+    # A cell can only lose objects if it holds a killer (with YOU about),
+    # a sink, or a hot object while something is MELT.
+    if props.you and killers:
+        danger |= killers
+    if props.hot and props.melt:
+        danger |= props.hot
+    if not danger:
+        return
+    for cell in range(geo.first, geo.stop):
+        objects = board.grid[cell] & M_OBJECT
+        if not (objects & danger):
+            continue
+        gone = 0
+        if objects & props.you and objects & killers:
+            gone = objects & (props.you | killers)
+        objects &= ~gone
+        if objects & props.sink and core_popcount(objects) >= 2:
+            gone |= objects
+            objects = 0
+        if objects & props.hot and objects & props.melt:
+            gone |= objects & (props.hot | props.melt)
+        if gone:
+            board.grid[cell] &= ~gone
+            if geo.track_facing:
+                clear_facing(board, cell, gone)
+
+
+cdef int play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
+                   Props* next_props, int action) noexcept nogil:
+    cdef int i, j, k, count, tile, cell, code, near
+    cdef uint64_t bit
+    cdef const Props* now = props
+    cdef int flags = 0
+    cdef bint has_you = False, has_move = False, won = False
+    scratch.text_moved = False
+    scratch.n_touched = 0
+
+    if action != WAIT:
+        for i in range(props.n_you):
+            tile = props.you_order[i]
+            bit = (<uint64_t>1) << tile
+            count = take_snapshot(geo, board, scratch, bit)
+            for j in range(count):
+                cell = scratch.snapshot[j]
+                if board.grid[cell] & bit and not (scratch.moved[cell] & bit):
+                    move_object(geo, board, scratch, props, tile, cell, action)
+    destroy(geo, board, props)
+
+    for i in range(props.n_move):
+        tile = props.move_order[i]
+        bit = (<uint64_t>1) << tile
+        count = take_snapshot(geo, board, scratch, bit)
+        for j in range(count):
+            cell = scratch.snapshot[j]
+            if scratch.snapshot_moved[j]:
+                # It moved already this turn (as YOU or pushed): blocked.
+                set_facing(board, cell, bit, opposite(get_facing(board, cell, bit)))
+            elif board.grid[cell] & bit and not (scratch.moved[cell] & bit):
+                code = get_facing(board, cell, bit)
+                if code == 0:
+                    code = 4
+                if not move_object(geo, board, scratch, props, tile, cell, code - 1):
+                    set_facing(board, cell, bit, opposite(code))
+            else:
+                # An earlier mover pushed it one cell this step; the pushed
+                # object faces the way it went, which finds it.
+                for k in range(N_DIRECTIONS):
+                    near = cell + geo.delta[k]
+                    if scratch.moved[near] & bit and get_facing(board, near, bit) == k + 1:
+                        set_facing(board, near, bit, opposite(k + 1))
+                        break
+    destroy(geo, board, props)
+
+    for i in range(scratch.n_touched):
+        scratch.moved[scratch.touched[i]] = 0
+    scratch.n_touched = 0
+
+    if scratch.text_moved:
+        flags |= TURN_TEXT_MOVED
+        read_rules(geo, board, next_props, True)
+        now = next_props
+    for cell in range(geo.first, geo.stop):
+        bit = board.grid[cell]
+        if bit & now.you:
+            has_you = True
+            if bit & now.win:
+                won = True
+                break
+        if bit & now.move:
+            has_move = True
+    if won:
+        flags |= TURN_WON
+    elif not has_you and not has_move:
+        flags |= TURN_DEAD
+    return flags
+
+
+# --------------------------------------------------------------- packing --
+
+cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
+                    uint8_t* out) noexcept nogil:
+    # A state is the difference from the initial board: (cell, tile) entries
+    # whose presence changed, in increasing order, so equal boards give equal
+    # bytes, and nothing that never moves costs a byte. Facing entries
+    # (cell, tile, code) follow only when MOVE can arise.
+    cdef int cell, tile, length = 2, count = 0
+    cdef uint64_t diff, bits
+    cdef uint16_t key
+    for cell in range(geo.first, geo.stop):
+        diff = board.grid[cell] ^ initial[cell]
+        while diff:
+            tile = core_ctz(diff)
+            diff &= diff - 1
+            key = <uint16_t>((cell << 6) | tile)
+            memcpy(out + length, &key, 2)
+            length += 2
+            count += 1
+    out[0] = <uint8_t>(count & 0xFF)
+    out[1] = <uint8_t>(count >> 8)
+    if geo.track_facing:
+        for cell in range(geo.first, geo.stop):
+            bits = board.face0[cell] | board.face1[cell] | board.face2[cell]
+            while bits:
+                tile = core_ctz(bits)
+                bits &= bits - 1
+                key = <uint16_t>((cell << 6) | tile)
+                memcpy(out + length, &key, 2)
+                out[length + 2] = <uint8_t>get_facing(board, cell, (<uint64_t>1) << tile)
+                length += 3
+    return length
+
+
+cdef void unpack_board(const Geometry* geo, Board* board, const uint64_t* initial,
+                       const uint8_t* record, int length) noexcept nogil:
+    cdef int count = record[0] | (record[1] << 8)
+    cdef int pos = 2, i
+    cdef uint16_t key
+    memcpy(board.grid, initial, geo.ncells * sizeof(uint64_t))
+    for i in range(count):
+        memcpy(&key, record + pos, 2)
+        board.grid[key >> 6] ^= (<uint64_t>1) << (key & 63)
+        pos += 2
+    if geo.track_facing:
+        memset(board.face0, 0, geo.ncells * sizeof(uint64_t))
+        memset(board.face1, 0, geo.ncells * sizeof(uint64_t))
+        memset(board.face2, 0, geo.ncells * sizeof(uint64_t))
+        while pos < length:
+            memcpy(&key, record + pos, 2)
+            set_facing(board, key >> 6, (<uint64_t>1) << (key & 63), record[pos + 2])
+            pos += 3
+
+
+cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil:
+    cdef uint64_t h = 0x9E3779B97F4A7C15ULL ^ <uint64_t>length
+    cdef uint64_t chunk
+    cdef int pos = 0
+    while pos + 8 <= length:
+        memcpy(&chunk, data + pos, 8)
+        h = (h ^ chunk) * 0xBF58476D1CE4E5B9ULL
+        h ^= h >> 31
+        pos += 8
+    chunk = 0
+    if pos < length:
+        memcpy(&chunk, data + pos, length - pos)
+        h = (h ^ chunk) * 0x94D049BB133111EBULL
+    h ^= h >> 29
+    h *= 0xBF58476D1CE4E5B9ULL
+    h ^= h >> 32
+    return h
+
+
+# ------------------------------------------------- Python-facing classes --
+
+cdef class CoreLevel:
+    """The fixed facts of a level: geometry and the board after the load-time
+    rule reading. Built once; every state of a search is a difference from it."""
+    cdef Geometry geo
+    cdef uint64_t* initial
+    cdef Props initial_props
+    cdef readonly int level_width, level_height
+    cdef readonly bint has_move_text
+
+    def __cinit__(self, int width, int height, grid, bint track_facing):
+        cdef int x, y, cell, tile, pad = 0
+        cdef int padded_width, padded_height
+        cdef Board board
+        cdef Py_ssize_t n = len(grid)
+        if width < 1 or height < 1 or n != width * height:
+            raise ValueError(f"grid has {n} cells, expected {width}x{height}")
+        self.level_width = width
+        self.level_height = height
+        # Keke maps come with a ring of border cells; other levels get one,
+        # so a move never needs a bounds check.
+        for x in range(width):
+            if grid[x] != T_BORDER or grid[(height - 1) * width + x] != T_BORDER:
+                pad = 1
+        for y in range(height):
+            if grid[y * width] != T_BORDER or grid[y * width + width - 1] != T_BORDER:
+                pad = 1
+        if width < 3 or height < 3:
+            pad = 1
+        padded_width = width + 2 * pad
+        padded_height = height + 2 * pad
+        if padded_width * padded_height > MAX_CELLS:
+            raise ValueError(
+                f"level is too large: {width}x{height} cells, the engine handles up to {MAX_CELLS} cells")
+        self.geo.width = padded_width
+        self.geo.height = padded_height
+        self.geo.ncells = padded_width * padded_height
+        self.geo.pad = pad
+        self.geo.first = padded_width
+        self.geo.stop = self.geo.ncells - padded_width
+        self.geo.delta[0] = -padded_width
+        self.geo.delta[1] = padded_width
+        self.geo.delta[2] = -1
+        self.geo.delta[3] = 1
+        self.geo.track_facing = track_facing
+        self.initial = <uint64_t*>calloc(self.geo.ncells, sizeof(uint64_t))
+        if not self.initial:
+            raise MemoryError()
+        for cell in range(self.geo.ncells):
+            self.initial[cell] = M_BORDER
+        self.has_move_text = False
+        for y in range(height):
+            for x in range(width):
+                tile = grid[y * width + x]
+                if tile < 0 or tile >= N_TILES:
+                    raise ValueError(f"unknown tile id {tile} at x={x}, y={y}")
+                cell = (y + pad) * padded_width + x + pad
+                self.initial[cell] = 0 if tile == T_EMPTY else (<uint64_t>1) << tile
+                if tile == T_MOVE_TEXT:
+                    self.has_move_text = True
+        # The reference simulator reads the rules (and transforms) at load.
+        board.grid = self.initial
+        board.face0 = board.face1 = board.face2 = NULL
+        cdef bint facing = self.geo.track_facing
+        self.geo.track_facing = False      # nothing faces anywhere yet
+        read_rules(&self.geo, &board, &self.initial_props, True)
+        self.geo.track_facing = facing
+
+    def __dealloc__(self):
+        free(self.initial)
+
+    @property
+    def track_facing(self):
+        return bool(self.geo.track_facing)
+
+    @property
+    def n_cells(self):
+        return self.geo.ncells
+
+
+cdef class _Workspace:
+    """Boards and scratch space for turns on one level."""
+    cdef Board board
+    cdef Board saved
+    cdef Scratch scratch
+    cdef int ncells
+
+    def __cinit__(self, CoreLevel level):
+        cdef int n = level.geo.ncells
+        self.ncells = n
+        self.board.grid = <uint64_t*>calloc(4 * n, sizeof(uint64_t))
+        self.saved.grid = <uint64_t*>calloc(4 * n, sizeof(uint64_t))
+        self.scratch.moved = <uint64_t*>calloc(n, sizeof(uint64_t))
+        self.scratch.touched = <int*>calloc(n, sizeof(int))
+        self.scratch.snapshot = <int*>calloc(n, sizeof(int))
+        self.scratch.snapshot_moved = <uint8_t*>calloc(n, sizeof(uint8_t))
+        if not (self.board.grid and self.saved.grid and self.scratch.moved and self.scratch.touched
+                and self.scratch.snapshot and self.scratch.snapshot_moved):
+            raise MemoryError()
+        self.board.face0 = self.board.grid + n
+        self.board.face1 = self.board.grid + 2 * n
+        self.board.face2 = self.board.grid + 3 * n
+        self.saved.face0 = self.saved.grid + n
+        self.saved.face1 = self.saved.grid + 2 * n
+        self.saved.face2 = self.saved.grid + 3 * n
+        self.scratch.n_touched = 0
+
+    def __dealloc__(self):
+        free(self.board.grid)
+        free(self.saved.grid)
+        free(self.scratch.moved)
+        free(self.scratch.touched)
+        free(self.scratch.snapshot)
+        free(self.scratch.snapshot_moved)
+
+
+cdef class CoreSimulation:
+    """One game played turn by turn: the Cython engine behind game.Simulation."""
+    cdef CoreLevel level
+    cdef _Workspace work
+    cdef Props props
+    cdef Props next_props
+    cdef readonly bint won, dead
+
+    def __cinit__(self, int width, int height, grid):
+        self.level = CoreLevel(width, height, grid, True)
+        self.work = _Workspace(self.level)
+        memcpy(self.work.board.grid, self.level.initial, self.level.geo.ncells * sizeof(uint64_t))
+        self.props = self.level.initial_props
+        self.won = False
+        self.dead = False
+
+    def step(self, int action):
+        if action < 0 or action > WAIT:
+            raise ValueError(f"action must be 0..4, not {action}")
+        cdef int flags = play_turn(&self.level.geo, &self.work.board, &self.work.scratch,
+                                   &self.props, &self.next_props, action)
+        if flags & TURN_TEXT_MOVED:
+            self.props = self.next_props
+        self.won = (flags & TURN_WON) != 0
+        self.dead = (flags & TURN_DEAD) != 0
+
+    def objects(self):
+        cdef list found = []
+        cdef int cell, tile, pad = self.level.geo.pad, width = self.level.geo.width
+        cdef uint64_t bits
+        for cell in range(self.level.geo.ncells):
+            bits = self.work.board.grid[cell] & ~M_BORDER
+            while bits:
+                tile = core_ctz(bits)
+                bits &= bits - 1
+                found.append((tile, cell % width - pad, cell // width - pad,
+                              get_facing(&self.work.board, cell, (<uint64_t>1) << tile)))
+        found.sort()
+        return found
+
+    def rules(self):
+        return [(self.props.rule_left[i], self.props.rule_right[i]) for i in range(self.props.n_rules)]
+
+    def property_masks(self):
+        """Object masks per property word, for inspection."""
+        p = self.props
+        return {"you": p.you, "win": p.win, "stop": p.stop, "push": p.push & M_OBJECT,
+                "move": p.move, "kill": p.kill, "sink": p.sink, "hot": p.hot, "melt": p.melt}
+
+    def pack(self):
+        """The canonical state bytes of the current board (facings included)."""
+        cdef uint8_t buffer[MAX_RECORD]
+        cdef int length = pack_board(&self.level.geo, &self.work.board, self.level.initial, buffer)
+        return bytes(buffer[:length])
+
+    def unpack(self, bytes record):
+        """Replace the board by a packed state (rules are read again)."""
+        unpack_board(&self.level.geo, &self.work.board, self.level.initial, record, len(record))
+        read_rules(&self.level.geo, &self.work.board, &self.props, False)
+        self.won = False
+        self.dead = False
+
+
+# ------------------------------------------------------- visited states --
+
+cdef class StateStore:
+    """Every state a search has seen, exactly once: packed bytes in a growable
+    arena, an open-addressing table of indices into it (duplicates are found by
+    comparing bytes, never by hash alone), and (parent, action) per state.
+    States are numbered in insertion order, which for BFS is the FIFO order, so
+    the frontier is just a range of indices."""
+    cdef uint8_t* arena
+    cdef size_t arena_used, arena_capacity
+    cdef uint64_t* offsets          # state i is arena[offsets[i]:offsets[i+1]]
+    cdef uint32_t* parents
+    cdef uint8_t* actions
+    cdef size_t count, capacity
+    cdef uint32_t* slots            # 0 = free, else state index + 1
+    cdef size_t slot_mask
+    cdef uint64_t hash_mask         # a test hook narrows it to force collisions
+
+    def __cinit__(self, size_t expected=1024, uint64_t hash_mask=0xFFFFFFFFFFFFFFFFULL):
+        cdef size_t slot_count = 1024
+        while slot_count < 2 * expected:
+            slot_count *= 2
+        self.capacity = 1024
+        self.arena_capacity = 1 << 16
+        self.arena = <uint8_t*>malloc(self.arena_capacity)
+        self.offsets = <uint64_t*>malloc((self.capacity + 1) * sizeof(uint64_t))
+        self.parents = <uint32_t*>malloc(self.capacity * sizeof(uint32_t))
+        self.actions = <uint8_t*>malloc(self.capacity)
+        self.slots = <uint32_t*>calloc(slot_count, sizeof(uint32_t))
+        if not (self.arena and self.offsets and self.parents and self.actions and self.slots):
+            raise MemoryError()
+        self.slot_mask = slot_count - 1
+        self.offsets[0] = 0
+        self.arena_used = 0
+        self.count = 0
+        self.hash_mask = hash_mask
+
+    def __dealloc__(self):
+        free(self.arena)
+        free(self.offsets)
+        free(self.parents)
+        free(self.actions)
+        free(self.slots)
+
+    cdef int grow_states(self) noexcept nogil:
+        cdef size_t capacity = self.capacity * 2
+        cdef uint64_t* offsets = <uint64_t*>realloc(self.offsets, (capacity + 1) * sizeof(uint64_t))
+        if not offsets:
+            return -1
+        self.offsets = offsets
+        cdef uint32_t* parents = <uint32_t*>realloc(self.parents, capacity * sizeof(uint32_t))
+        if not parents:
+            return -1
+        self.parents = parents
+        cdef uint8_t* actions = <uint8_t*>realloc(self.actions, capacity)
+        if not actions:
+            return -1
+        self.actions = actions
+        self.capacity = capacity
+        return 0
+
+    cdef int grow_slots(self) noexcept nogil:
+        cdef size_t slot_count = (self.slot_mask + 1) * 2
+        cdef uint32_t* slots = <uint32_t*>calloc(slot_count, sizeof(uint32_t))
+        cdef size_t i, slot
+        cdef uint32_t index
+        if not slots:
+            return -1
+        for i in range(self.slot_mask + 1):
+            index = self.slots[i]
+            if index:
+                slot = self.hash_of(index - 1) & (slot_count - 1)
+                while slots[slot]:
+                    slot = (slot + 1) & (slot_count - 1)
+                slots[slot] = index
+        free(self.slots)
+        self.slots = slots
+        self.slot_mask = slot_count - 1
+        return 0
+
+    cdef inline uint64_t hash_of(self, size_t index) noexcept nogil:
+        return hash_bytes(self.arena + self.offsets[index],
+                          <int>(self.offsets[index + 1] - self.offsets[index])) & self.hash_mask
+
+    cdef int64_t insert(self, const uint8_t* record, int length, uint32_t parent, uint8_t action) noexcept nogil:
+        """Index of a new state, -1 if it was already there, -2 if out of memory."""
+        cdef uint64_t h = hash_bytes(record, length) & self.hash_mask
+        cdef size_t slot = h & self.slot_mask
+        cdef uint32_t index
+        cdef size_t capacity
+        cdef uint8_t* arena
+        while True:
+            index = self.slots[slot]
+            if not index:
+                break
+            index -= 1
+            if (self.offsets[index + 1] - self.offsets[index] == <uint64_t>length
+                    and memcmp(self.arena + self.offsets[index], record, length) == 0):
+                return -1
+            slot = (slot + 1) & self.slot_mask
+        if self.count >= 0xFFFFFFFEULL:
+            return -2
+        if self.count == self.capacity and self.grow_states() < 0:
+            return -2
+        if self.arena_used + length > self.arena_capacity:
+            capacity = self.arena_capacity * 2
+            while self.arena_used + length > capacity:
+                capacity *= 2
+            arena = <uint8_t*>realloc(self.arena, capacity)
+            if not arena:
+                return -2
+            self.arena = arena
+            self.arena_capacity = capacity
+        memcpy(self.arena + self.arena_used, record, length)
+        self.arena_used += length
+        index = <uint32_t>self.count
+        self.offsets[index + 1] = self.arena_used
+        self.parents[index] = parent
+        self.actions[index] = action
+        self.count += 1
+        self.slots[slot] = index + 1
+        # Keep the load at most 5/8 so probes stay short.
+        if self.count * 8 > (self.slot_mask + 1) * 5 and self.grow_slots() < 0:
+            return -2
+        return index
+
+    def add(self, bytes record, uint32_t parent=0xFFFFFFFFU, uint8_t action=255):
+        """Add a packed state; its index, or -1 if it was already stored."""
+        cdef int64_t index = self.insert(record, len(record), parent, action)
+        if index == -2:
+            raise MemoryError("the visited table could not grow")
+        return index
+
+    def get(self, size_t index):
+        if index >= self.count:
+            raise IndexError(index)
+        return bytes(self.arena[self.offsets[index]:self.offsets[index + 1]])
+
+    def parent(self, size_t index):
+        if index >= self.count:
+            raise IndexError(index)
+        return self.parents[index], self.actions[index]
+
+    def path_to(self, size_t index):
+        """Actions from the root (state 0) to state `index`."""
+        cdef list path = []
+        if index >= self.count:
+            raise IndexError(index)
+        while index != 0:
+            path.append(self.actions[index])
+            index = self.parents[index]
+        path.reverse()
+        return path
+
+    def __len__(self):
+        return self.count
+
+    @property
+    def memory_bytes(self):
+        """Bytes held for the states (arena, offsets, parents, table), as used."""
+        return (self.arena_used + (self.count + 1) * sizeof(uint64_t)
+                + self.count * (sizeof(uint32_t) + 1) + (self.slot_mask + 1) * sizeof(uint32_t))
+
+
+# ------------------------------------------------------- batch expansion --
+
+cdef class Expander:
+    """Expands ranges of stored states in C, without the GIL: every action is
+    played from each state, won children are reported, dead ends dropped, and
+    new children are appended to the store."""
+    cdef CoreLevel level
+    cdef StateStore store
+    cdef _Workspace work
+    cdef Props props
+    cdef Props next_props
+    cdef uint8_t* record
+    cdef readonly int n_actions
+    cdef readonly uint64_t generated, expanded, dead_ends
+    cdef readonly int64_t won_parent
+    cdef readonly int won_action
+
+    def __cinit__(self, CoreLevel level, StateStore store):
+        self.level = level
+        self.store = store
+        self.work = _Workspace(level)
+        self.record = <uint8_t*>malloc(MAX_RECORD)
+        if not self.record:
+            raise MemoryError()
+        # Wait only matters when something can move by itself.
+        self.n_actions = 5 if level.geo.track_facing else 4
+        self.generated = self.expanded = self.dead_ends = 0
+        self.won_parent = -1
+        self.won_action = -1
+
+    def __dealloc__(self):
+        free(self.record)
+
+    def add_root(self):
+        """Store the level's initial state as state 0."""
+        cdef int length
+        memcpy(self.work.board.grid, self.level.initial, self.level.geo.ncells * sizeof(uint64_t))
+        memset(self.work.board.face0, 0, 3 * self.level.geo.ncells * sizeof(uint64_t))
+        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, self.record)
+        return self.store.add(bytes(self.record[:length]))
+
+    def root_is_dead(self):
+        """True when the initial board has no YOU and no MOVE object."""
+        cdef int cell
+        cdef const Props* p = &self.level.initial_props
+        for cell in range(self.level.geo.first, self.level.geo.stop):
+            if self.level.initial[cell] & (p.you | p.move):
+                return False
+        return True
+
+    def expand(self, size_t start, size_t stop):
+        """Expand states [start, stop). Returns 1 when a child wins (see
+        won_parent / won_action), 0 otherwise; raises MemoryError when the
+        store cannot grow."""
+        cdef int result
+        with nogil:
+            result = self.expand_range(start, stop)
+        if result < 0:
+            raise MemoryError("the visited table could not grow")
+        return result
+
+    cdef int expand_range(self, size_t start, size_t stop) noexcept nogil:
+        cdef const Geometry* geo = &self.level.geo
+        cdef size_t index, bytes_per_board = 4 * geo.ncells * sizeof(uint64_t)
+        cdef size_t grid_bytes = geo.ncells * sizeof(uint64_t)
+        cdef int action, flags, length
+        cdef int64_t child
+        for index in range(start, stop):
+            unpack_board(geo, &self.work.saved, self.level.initial,
+                         self.store.arena + self.store.offsets[index],
+                         <int>(self.store.offsets[index + 1] - self.store.offsets[index]))
+            read_rules(geo, &self.work.saved, &self.props, False)
+            self.expanded += 1
+            for action in range(self.n_actions):
+                if geo.track_facing:
+                    memcpy(self.work.board.grid, self.work.saved.grid, bytes_per_board)
+                else:
+                    memcpy(self.work.board.grid, self.work.saved.grid, grid_bytes)
+                flags = play_turn(geo, &self.work.board, &self.work.scratch, &self.props,
+                                  &self.next_props, action)
+                self.generated += 1
+                if flags & TURN_WON:
+                    self.won_parent = <int64_t>index
+                    self.won_action = action
+                    return 1
+                if flags & TURN_DEAD:
+                    self.dead_ends += 1
+                    continue
+                length = pack_board(geo, &self.work.board, self.level.initial, self.record)
+                child = self.store.insert(self.record, length, <uint32_t>index, <uint8_t>action)
+                if child == -2:
+                    return -1
+        return 0
