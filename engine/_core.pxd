@@ -6,9 +6,10 @@ cdef enum:
     MAX_CELLS = 1024        # a packed entry keeps the cell in 10 bits
     MAX_RULES = 128
     MAX_NOUNS = 64
-    MAX_RECORD = 8 * MAX_CELLS  # objects never multiply: <= 2 diff + 1 facing entry each
+    MAX_RECORD = 12 * MAX_CELLS  # objects never multiply: <= 3 entries of <= 3 bytes each
     N_DIRECTIONS = 4
     WAIT = 4                # actions 0..3 are up, down, left, right
+    MAX_OBJECTS_PER_CELL = 16
 
 cdef enum TurnFlags:
     TURN_WON = 1
@@ -40,6 +41,9 @@ ctypedef struct Geometry:
     int stop
     int delta[N_DIRECTIONS]
     bint track_facing
+    int n_kinds             # tiles this level can ever hold, numbered densely
+    uint8_t kind_of_tile[64]
+    uint8_t tile_of_kind[64]
 
 ctypedef struct Board:
     uint64_t* grid          # one tile mask per cell
@@ -53,13 +57,19 @@ ctypedef struct Scratch:
     int n_touched
     int* snapshot
     uint8_t* snapshot_moved
+    int* player_cells       # the players' step order, fixed before anyone moves
+    uint8_t* player_tiles
     bint text_moved
 
 cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint transform) noexcept nogil
-cdef int play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
-                   Props* next_props, int action) noexcept nogil
+cdef int list_players(const Geometry* geo, const Board* board, const Props* props,
+                      int* cells, uint8_t* tiles) noexcept nogil
+cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
+                    Props* next_props, int action, const int* player_cells,
+                    const uint8_t* player_tiles, int n_players) noexcept nogil
+cdef int assess(const Geometry* geo, const Board* board, const Props* props) noexcept nogil
 cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
-                    uint8_t* out) noexcept nogil
+                    const Props* props, uint8_t* out, int* flags) noexcept nogil
 cdef void unpack_board(const Geometry* geo, Board* board, const uint64_t* initial,
                        const uint8_t* record, int length) noexcept nogil
 cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil

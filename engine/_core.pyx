@@ -245,25 +245,39 @@ cdef void destroy(const Geometry* geo, Board* board, const Props* props) noexcep
                 clear_facing(board, cell, gone)
 
 
-cdef int play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
-                   Props* next_props, int action) noexcept nogil:
+cdef int list_players(const Geometry* geo, const Board* board, const Props* props,
+                      int* cells, uint8_t* tiles) noexcept nogil:
+    """The YOU objects in the order they move: YOU rules in rule order, then
+    the objects of one noun in reading order of their cells."""
+    cdef int i, cell, count = 0
+    cdef uint64_t bit
+    for i in range(props.n_you):
+        bit = (<uint64_t>1) << props.you_order[i]
+        for cell in range(geo.first, geo.stop):
+            if board.grid[cell] & bit:
+                cells[count] = cell
+                tiles[count] = props.you_order[i]
+                count += 1
+    return count
+
+
+cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
+                    Props* next_props, int action, const int* player_cells,
+                    const uint8_t* player_tiles, int n_players) noexcept nogil:
+    """One turn of RULES.md up to the rule re-read. Returns whether a text
+    moved, in which case `next_props` holds the rules read after the turn."""
     cdef int i, j, k, count, tile, cell, code, near
     cdef uint64_t bit
-    cdef const Props* now = props
-    cdef int flags = 0
-    cdef bint has_you = False, has_move = False, won = False
     scratch.text_moved = False
     scratch.n_touched = 0
 
     if action != WAIT:
-        for i in range(props.n_you):
-            tile = props.you_order[i]
-            bit = (<uint64_t>1) << tile
-            count = take_snapshot(geo, board, scratch, bit)
-            for j in range(count):
-                cell = scratch.snapshot[j]
-                if board.grid[cell] & bit and not (scratch.moved[cell] & bit):
-                    move_object(geo, board, scratch, props, tile, cell, action)
+        for i in range(n_players):
+            cell = player_cells[i]
+            bit = (<uint64_t>1) << player_tiles[i]
+            # Skipped if it was pushed away earlier in this step.
+            if board.grid[cell] & bit and not (scratch.moved[cell] & bit):
+                move_object(geo, board, scratch, props, player_tiles[i], cell, action)
     destroy(geo, board, props)
 
     for i in range(props.n_move):
@@ -296,78 +310,119 @@ cdef int play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Pr
     scratch.n_touched = 0
 
     if scratch.text_moved:
-        flags |= TURN_TEXT_MOVED
         read_rules(geo, board, next_props, True)
-        now = next_props
+    return scratch.text_moved
+
+
+cdef int assess(const Geometry* geo, const Board* board, const Props* props) noexcept nogil:
+    """TURN_WON if a YOU object shares a cell with a WIN object, else
+    TURN_DEAD if no YOU and no MOVE object is left, else 0."""
+    cdef int cell
+    cdef uint64_t contents
+    cdef bint alive = False
     for cell in range(geo.first, geo.stop):
-        bit = board.grid[cell]
-        if bit & now.you:
-            has_you = True
-            if bit & now.win:
-                won = True
-                break
-        if bit & now.move:
-            has_move = True
-    if won:
-        flags |= TURN_WON
-    elif not has_you and not has_move:
-        flags |= TURN_DEAD
-    return flags
+        contents = board.grid[cell]
+        if contents & props.you and contents & props.win:
+            return TURN_WON
+        if contents & (props.you | props.move):
+            alive = True
+    return 0 if alive else TURN_DEAD
 
 
 # --------------------------------------------------------------- packing --
 
+cdef inline int put_varint(uint8_t* out, int length, uint32_t value) noexcept nogil:
+    while value >= 0x80:
+        out[length] = <uint8_t>(value | 0x80)
+        value >>= 7
+        length += 1
+    out[length] = <uint8_t>value
+    return length + 1
+
+
+cdef inline int get_varint(const uint8_t* data, int pos, uint32_t* value) noexcept nogil:
+    cdef uint32_t result = 0
+    cdef int shift = 0
+    while data[pos] & 0x80:
+        result |= (<uint32_t>(data[pos] & 0x7F)) << shift
+        shift += 7
+        pos += 1
+    value[0] = result | ((<uint32_t>data[pos]) << shift)
+    return pos + 1
+
+
 cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
-                    uint8_t* out) noexcept nogil:
-    # A state is the difference from the initial board: (cell, tile) entries
-    # whose presence changed, in increasing order, so equal boards give equal
-    # bytes, and nothing that never moves costs a byte. Facing entries
-    # (cell, tile, code) follow only when MOVE can arise.
-    cdef int cell, tile, length = 2, count = 0
-    cdef uint64_t diff, bits
-    cdef uint16_t key
+                    const Props* props, uint8_t* out, int* flags) noexcept nogil:
+    """Pack a board and assess it in the same pass over the cells.
+
+    A state is the set of (cell, tile) pairs whose presence differs from the
+    initial board, so nothing that never moves costs a byte. Each pair is a
+    key cell * n_kinds + kind; the keys are written in increasing order as
+    varint gaps, so equal boards give equal bytes. When MOVE can arise, the
+    nonzero facings follow the same way, as (key * 4 + facing - 1).
+    `flags` gets TURN_WON / TURN_DEAD as assess() would give them; packing
+    stops early on a win."""
+    cdef int cell, tile, count = 0, length = 3
+    cdef uint64_t contents, diff, bits
+    cdef uint32_t key, last = 0
+    cdef bint alive = False
+    cdef int n_kinds = geo.n_kinds
     for cell in range(geo.first, geo.stop):
-        diff = board.grid[cell] ^ initial[cell]
+        contents = board.grid[cell]
+        if contents & (props.you | props.move):
+            alive = True
+            if contents & props.you and contents & props.win:
+                flags[0] = TURN_WON
+                return 0
+        diff = contents ^ initial[cell]
         while diff:
             tile = core_ctz(diff)
             diff &= diff - 1
-            key = <uint16_t>((cell << 6) | tile)
-            memcpy(out + length, &key, 2)
-            length += 2
+            key = <uint32_t>(cell * n_kinds + geo.kind_of_tile[tile])
+            length = put_varint(out, length, key - last)
+            last = key
             count += 1
+    flags[0] = 0 if alive else TURN_DEAD
+    # The entry count leads, in three bytes, so the facing list can follow.
     out[0] = <uint8_t>(count & 0xFF)
-    out[1] = <uint8_t>(count >> 8)
+    out[1] = <uint8_t>((count >> 8) & 0xFF)
+    out[2] = <uint8_t>(count >> 16)
     if geo.track_facing:
+        last = 0
         for cell in range(geo.first, geo.stop):
             bits = board.face0[cell] | board.face1[cell] | board.face2[cell]
             while bits:
                 tile = core_ctz(bits)
                 bits &= bits - 1
-                key = <uint16_t>((cell << 6) | tile)
-                memcpy(out + length, &key, 2)
-                out[length + 2] = <uint8_t>get_facing(board, cell, (<uint64_t>1) << tile)
-                length += 3
+                key = <uint32_t>((cell * n_kinds + geo.kind_of_tile[tile]) * 4
+                                 + get_facing(board, cell, (<uint64_t>1) << tile) - 1)
+                length = put_varint(out, length, key - last)
+                last = key
     return length
 
 
 cdef void unpack_board(const Geometry* geo, Board* board, const uint64_t* initial,
                        const uint8_t* record, int length) noexcept nogil:
-    cdef int count = record[0] | (record[1] << 8)
-    cdef int pos = 2, i
-    cdef uint16_t key
+    cdef int count = record[0] | (record[1] << 8) | (record[2] << 16)
+    cdef int pos = 3, i, entry
+    cdef uint32_t key = 0, gap
+    cdef int n_kinds = geo.n_kinds
     memcpy(board.grid, initial, geo.ncells * sizeof(uint64_t))
     for i in range(count):
-        memcpy(&key, record + pos, 2)
-        board.grid[key >> 6] ^= (<uint64_t>1) << (key & 63)
-        pos += 2
+        pos = get_varint(record, pos, &gap)
+        key += gap
+        board.grid[key // n_kinds] ^= (<uint64_t>1) << geo.tile_of_kind[key % n_kinds]
     if geo.track_facing:
         memset(board.face0, 0, geo.ncells * sizeof(uint64_t))
         memset(board.face1, 0, geo.ncells * sizeof(uint64_t))
         memset(board.face2, 0, geo.ncells * sizeof(uint64_t))
+        key = 0
         while pos < length:
-            memcpy(&key, record + pos, 2)
-            set_facing(board, key >> 6, (<uint64_t>1) << (key & 63), record[pos + 2])
-            pos += 3
+            pos = get_varint(record, pos, &gap)
+            key += gap
+            entry = key >> 2
+            set_facing(board, entry // n_kinds,
+                       (<uint64_t>1) << geo.tile_of_kind[entry % n_kinds], (key & 3) + 1)
 
 
 cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil:
@@ -450,6 +505,24 @@ cdef class CoreLevel:
                 self.initial[cell] = 0 if tile == T_EMPTY else (<uint64_t>1) << tile
                 if tile == T_MOVE_TEXT:
                     self.has_move_text = True
+        # Kinds: every tile present, and every object a noun text present can
+        # name (a transformation may create it). Nothing else ever appears.
+        cdef uint64_t possible = 0
+        for cell in range(self.geo.ncells):
+            possible |= self.initial[cell]
+        for tile in range(N_TILES):
+            if possible & ((<uint64_t>1) << tile) and NOUN_TARGET[tile]:
+                possible |= (<uint64_t>1) << NOUN_TARGET[tile]
+        possible &= ~M_BORDER
+        self.geo.n_kinds = 0
+        memset(self.geo.kind_of_tile, 0, 64)
+        for tile in range(64):
+            if possible & ((<uint64_t>1) << tile):
+                self.geo.kind_of_tile[tile] = <uint8_t>self.geo.n_kinds
+                self.geo.tile_of_kind[self.geo.n_kinds] = <uint8_t>tile
+                self.geo.n_kinds += 1
+        if self.geo.n_kinds == 0:
+            self.geo.n_kinds = 1
         # The reference simulator reads the rules (and transforms) at load.
         board.grid = self.initial
         board.face0 = board.face1 = board.face2 = NULL
@@ -486,8 +559,11 @@ cdef class _Workspace:
         self.scratch.touched = <int*>calloc(n, sizeof(int))
         self.scratch.snapshot = <int*>calloc(n, sizeof(int))
         self.scratch.snapshot_moved = <uint8_t*>calloc(n, sizeof(uint8_t))
+        self.scratch.player_cells = <int*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(int))
+        self.scratch.player_tiles = <uint8_t*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(uint8_t))
         if not (self.board.grid and self.saved.grid and self.scratch.moved and self.scratch.touched
-                and self.scratch.snapshot and self.scratch.snapshot_moved):
+                and self.scratch.snapshot and self.scratch.snapshot_moved
+                and self.scratch.player_cells and self.scratch.player_tiles):
             raise MemoryError()
         self.board.face0 = self.board.grid + n
         self.board.face1 = self.board.grid + 2 * n
@@ -504,6 +580,8 @@ cdef class _Workspace:
         free(self.scratch.touched)
         free(self.scratch.snapshot)
         free(self.scratch.snapshot_moved)
+        free(self.scratch.player_cells)
+        free(self.scratch.player_tiles)
 
 
 cdef class CoreSimulation:
@@ -525,10 +603,13 @@ cdef class CoreSimulation:
     def step(self, int action):
         if action < 0 or action > WAIT:
             raise ValueError(f"action must be 0..4, not {action}")
-        cdef int flags = play_turn(&self.level.geo, &self.work.board, &self.work.scratch,
-                                   &self.props, &self.next_props, action)
-        if flags & TURN_TEXT_MOVED:
+        cdef Scratch* scratch = &self.work.scratch
+        cdef int n_players = list_players(&self.level.geo, &self.work.board, &self.props,
+                                          scratch.player_cells, scratch.player_tiles)
+        if play_turn(&self.level.geo, &self.work.board, scratch, &self.props, &self.next_props,
+                     action, scratch.player_cells, scratch.player_tiles, n_players):
             self.props = self.next_props
+        cdef int flags = assess(&self.level.geo, &self.work.board, &self.props)
         self.won = (flags & TURN_WON) != 0
         self.dead = (flags & TURN_DEAD) != 0
 
@@ -558,7 +639,9 @@ cdef class CoreSimulation:
     def pack(self):
         """The canonical state bytes of the current board (facings included)."""
         cdef uint8_t buffer[MAX_RECORD]
-        cdef int length = pack_board(&self.level.geo, &self.work.board, self.level.initial, buffer)
+        cdef int flags
+        cdef int length = pack_board(&self.level.geo, &self.work.board, self.level.initial,
+                                     &self.level.initial_props, buffer, &flags)
         return bytes(buffer[:length])
 
     def unpack(self, bytes record):
@@ -579,7 +662,7 @@ cdef class StateStore:
     the frontier is just a range of indices."""
     cdef uint8_t* arena
     cdef size_t arena_used, arena_capacity
-    cdef uint64_t* offsets          # state i is arena[offsets[i]:offsets[i+1]]
+    cdef uint32_t* offsets          # state i is arena[offsets[i]:offsets[i+1]]
     cdef uint32_t* parents
     cdef uint8_t* actions
     cdef size_t count, capacity
@@ -594,7 +677,7 @@ cdef class StateStore:
         self.capacity = 1024
         self.arena_capacity = 1 << 16
         self.arena = <uint8_t*>malloc(self.arena_capacity)
-        self.offsets = <uint64_t*>malloc((self.capacity + 1) * sizeof(uint64_t))
+        self.offsets = <uint32_t*>malloc((self.capacity + 1) * sizeof(uint32_t))
         self.parents = <uint32_t*>malloc(self.capacity * sizeof(uint32_t))
         self.actions = <uint8_t*>malloc(self.capacity)
         self.slots = <uint32_t*>calloc(slot_count, sizeof(uint32_t))
@@ -615,7 +698,7 @@ cdef class StateStore:
 
     cdef int grow_states(self) noexcept nogil:
         cdef size_t capacity = self.capacity * 2
-        cdef uint64_t* offsets = <uint64_t*>realloc(self.offsets, (capacity + 1) * sizeof(uint64_t))
+        cdef uint32_t* offsets = <uint32_t*>realloc(self.offsets, (capacity + 1) * sizeof(uint32_t))
         if not offsets:
             return -1
         self.offsets = offsets
@@ -665,13 +748,16 @@ cdef class StateStore:
             if not index:
                 break
             index -= 1
-            if (self.offsets[index + 1] - self.offsets[index] == <uint64_t>length
+            if (self.offsets[index + 1] - self.offsets[index] == <uint32_t>length
                     and memcmp(self.arena + self.offsets[index], record, length) == 0):
                 return -1
             slot = (slot + 1) & self.slot_mask
         if self.count >= 0xFFFFFFFEULL:
             return -2
         if self.count == self.capacity and self.grow_states() < 0:
+            return -2
+        # Offsets are 32-bit: the arena stops at 4 GiB, which reads as a full store.
+        if self.arena_used + length > 0xFFFFFFFFULL:
             return -2
         if self.arena_used + length > self.arena_capacity:
             capacity = self.arena_capacity * 2
@@ -685,7 +771,7 @@ cdef class StateStore:
         memcpy(self.arena + self.arena_used, record, length)
         self.arena_used += length
         index = <uint32_t>self.count
-        self.offsets[index + 1] = self.arena_used
+        self.offsets[index + 1] = <uint32_t>self.arena_used
         self.parents[index] = parent
         self.actions[index] = action
         self.count += 1
@@ -729,7 +815,7 @@ cdef class StateStore:
     @property
     def memory_bytes(self):
         """Bytes held for the states (arena, offsets, parents, table), as used."""
-        return (self.arena_used + (self.count + 1) * sizeof(uint64_t)
+        return (self.arena_used + (self.count + 1) * sizeof(uint32_t)
                 + self.count * (sizeof(uint32_t) + 1) + (self.slot_mask + 1) * sizeof(uint32_t))
 
 
@@ -771,7 +857,11 @@ cdef class Expander:
         cdef int length
         memcpy(self.work.board.grid, self.level.initial, self.level.geo.ncells * sizeof(uint64_t))
         memset(self.work.board.face0, 0, 3 * self.level.geo.ncells * sizeof(uint64_t))
-        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, self.record)
+        cdef int flags
+        cdef Props nobody
+        memset(&nobody, 0, sizeof(Props))     # so that packing never stops on a win
+        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, &nobody,
+                            self.record, &flags)
         return self.store.add(bytes(self.record[:length]))
 
     def root_is_dead(self):
@@ -796,24 +886,30 @@ cdef class Expander:
 
     cdef int expand_range(self, size_t start, size_t stop) noexcept nogil:
         cdef const Geometry* geo = &self.level.geo
-        cdef size_t index, bytes_per_board = 4 * geo.ncells * sizeof(uint64_t)
-        cdef size_t grid_bytes = geo.ncells * sizeof(uint64_t)
-        cdef int action, flags, length
+        cdef Scratch* scratch = &self.work.scratch
+        cdef size_t index, board_bytes = geo.ncells * sizeof(uint64_t)
+        cdef int action, flags, length, n_players
         cdef int64_t child
+        cdef const Props* after
+        if geo.track_facing:
+            board_bytes *= 4
         for index in range(start, stop):
             unpack_board(geo, &self.work.saved, self.level.initial,
                          self.store.arena + self.store.offsets[index],
                          <int>(self.store.offsets[index + 1] - self.store.offsets[index]))
             read_rules(geo, &self.work.saved, &self.props, False)
+            n_players = list_players(geo, &self.work.saved, &self.props,
+                                     scratch.player_cells, scratch.player_tiles)
             self.expanded += 1
             for action in range(self.n_actions):
-                if geo.track_facing:
-                    memcpy(self.work.board.grid, self.work.saved.grid, bytes_per_board)
-                else:
-                    memcpy(self.work.board.grid, self.work.saved.grid, grid_bytes)
-                flags = play_turn(geo, &self.work.board, &self.work.scratch, &self.props,
-                                  &self.next_props, action)
+                memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
+                after = &self.props
+                if play_turn(geo, &self.work.board, scratch, &self.props, &self.next_props,
+                             action, scratch.player_cells, scratch.player_tiles, n_players):
+                    after = &self.next_props
                 self.generated += 1
+                length = pack_board(geo, &self.work.board, self.level.initial, after,
+                                    self.record, &flags)
                 if flags & TURN_WON:
                     self.won_parent = <int64_t>index
                     self.won_action = action
@@ -821,7 +917,6 @@ cdef class Expander:
                 if flags & TURN_DEAD:
                     self.dead_ends += 1
                     continue
-                length = pack_board(geo, &self.work.board, self.level.initial, self.record)
                 child = self.store.insert(self.record, length, <uint32_t>index, <uint8_t>action)
                 if child == -2:
                     return -1
