@@ -446,6 +446,40 @@ cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil:
 
 # ------------------------------------------------- Python-facing classes --
 
+cdef Props NO_PROPS       # all zero: packing with it never stops on a win
+memset(&NO_PROPS, 0, sizeof(Props))
+
+
+cdef bint record_is_valid(const Geometry* geo, const uint8_t* record, int length) noexcept nogil:
+    """Whether untrusted bytes decode to keys inside the board."""
+    cdef int count, pos = 3, i, shift
+    cdef uint64_t key = 0, gap
+    cdef int facing_keys = geo.ncells * geo.n_kinds * 4
+    if length < 3:
+        return False
+    count = record[0] | (record[1] << 8) | (record[2] << 16)
+    i = 0
+    while pos < length:
+        gap = 0
+        shift = 0
+        while pos < length and record[pos] & 0x80 and shift < 28:
+            gap |= (<uint64_t>(record[pos] & 0x7F)) << shift
+            shift += 7
+            pos += 1
+        if pos >= length:
+            return False
+        gap |= (<uint64_t>record[pos]) << shift
+        pos += 1
+        if i == count:
+            key = 0
+        key += gap
+        if i < count and key >= <uint64_t>(geo.ncells * geo.n_kinds):
+            return False
+        if i >= count and (not geo.track_facing or key >= <uint64_t>facing_keys):
+            return False
+        i += 1
+    return i >= count
+
 cdef class CoreLevel:
     """The fixed facts of a level: geometry and the board after the load-time
     rule reading. Built once; every state of a search is a difference from it."""
@@ -597,8 +631,8 @@ cdef class CoreSimulation:
         self.work = _Workspace(self.level)
         memcpy(self.work.board.grid, self.level.initial, self.level.geo.ncells * sizeof(uint64_t))
         self.props = self.level.initial_props
-        self.won = False
-        self.dead = False
+        self.won = False     # the win check runs at the end of a turn, never at load
+        self.dead = assess(&self.level.geo, &self.work.board, &self.props) == TURN_DEAD
 
     def step(self, int action):
         if action < 0 or action > WAIT:
@@ -641,15 +675,17 @@ cdef class CoreSimulation:
         cdef uint8_t buffer[MAX_RECORD]
         cdef int flags
         cdef int length = pack_board(&self.level.geo, &self.work.board, self.level.initial,
-                                     &self.level.initial_props, buffer, &flags)
+                                     &NO_PROPS, buffer, &flags)
         return bytes(buffer[:length])
 
     def unpack(self, bytes record):
         """Replace the board by a packed state (rules are read again)."""
+        if not record_is_valid(&self.level.geo, record, len(record)):
+            raise ValueError("not a packed state of this level")
         unpack_board(&self.level.geo, &self.work.board, self.level.initial, record, len(record))
         read_rules(&self.level.geo, &self.work.board, &self.props, False)
         self.won = False
-        self.dead = False
+        self.dead = assess(&self.level.geo, &self.work.board, &self.props) == TURN_DEAD
 
 
 # ------------------------------------------------------- visited states --
@@ -858,9 +894,7 @@ cdef class Expander:
         memcpy(self.work.board.grid, self.level.initial, self.level.geo.ncells * sizeof(uint64_t))
         memset(self.work.board.face0, 0, 3 * self.level.geo.ncells * sizeof(uint64_t))
         cdef int flags
-        cdef Props nobody
-        memset(&nobody, 0, sizeof(Props))     # so that packing never stops on a win
-        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, &nobody,
+        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, &NO_PROPS,
                             self.record, &flags)
         return self.store.add(bytes(self.record[:length]))
 

@@ -42,3 +42,14 @@ def shared_dir() -> Path:
 def keke_sets(shared_dir: Path) -> Dict[str, Path]:
     """The three Keke JSON level sets: ``{"demo": path, "test": path, "full_biy": path}``."""
     return {key: shared_dir / "levels" / "keke" / name for key, name in KEKE_SET_FILES.items()}
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """Say how much random play the differential test compared this run."""
+    import sys
+
+    module = sys.modules.get("test_differential")
+    if module is not None and module.STEPS_COMPARED[0]:
+        terminalreporter.write_line(
+            f"differential test: {module.STEPS_COMPARED[0]} random action steps compared "
+            "between the Cython core and the reference step")

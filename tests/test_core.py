@@ -1,0 +1,126 @@
+"""The core's own machinery: packed states, the visited store, batch expansion."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from babasolver import tiles
+from babasolver._core import CoreLevel, Expander, StateStore
+from babasolver.game import Simulation
+from babasolver.level import load_level
+
+from util import make_level
+
+MOVER_LEVEL = [
+    "B12.K17.....",
+    "F13.R15.....",
+    "b..r..k...f.",
+    "..r....k....",
+    "W16.wwww....",
+]
+
+
+def random_walk(level, steps, seed):
+    rng = random.Random(seed)
+    sim = Simulation(level)
+    seen = [sim.pack()]
+    for _ in range(steps):
+        sim.step(rng.randrange(5))
+        seen.append(sim.pack())
+    return sim, seen
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_pack_then_unpack_is_the_identity(seed):
+    level = make_level(MOVER_LEVEL)
+    sim, records = random_walk(level, 40, seed)
+    other = Simulation(level)
+    for record in records:
+        other.unpack(record)
+        assert other.pack() == record
+    other.unpack(records[-1])
+    assert other.objects() == sim.objects()
+    assert other.rules() == sim.rules()
+
+
+def test_equal_boards_pack_equal_and_different_boards_differ():
+    level = make_level(["B12.", "b..."])
+    first, second = Simulation(level), Simulation(level)
+    first.step_keke("rlr")
+    second.step_keke("r")
+    assert first.pack() == second.pack()
+    first.step_keke("l")
+    assert first.pack() != second.pack()
+
+
+@pytest.mark.parametrize("hash_mask", [0, 1, 7])
+def test_store_deduplicates_exactly_under_forced_collisions(hash_mask):
+    store = StateStore(16, hash_mask)
+    rng = random.Random(hash_mask)
+    records = {bytes(rng.randrange(256) for _ in range(rng.randrange(1, 12))) for _ in range(3000)}
+    records = sorted(records)
+    indices = [store.add(record) for record in records]
+    assert indices == list(range(len(records)))
+    assert all(store.add(record) == -1 for record in records)
+    assert len(store) == len(records)
+    assert [store.get(i) for i in range(len(records))] == records
+
+
+def test_store_keeps_parents_and_rebuilds_paths():
+    store = StateStore()
+    assert store.add(b"root") == 0
+    assert store.add(b"a", 0, 3) == 1
+    assert store.add(b"b", 1, 0) == 2
+    assert store.add(b"a", 2, 1) == -1
+    assert store.parent(2) == (1, 0)
+    assert store.path_to(2) == [3, 0]
+
+
+def children_by_single_steps(level, record, n_actions):
+    children = {}
+    sim = Simulation(level)
+    for action in range(n_actions):
+        sim.unpack(record)
+        sim.step(action)
+        children[action] = (sim.pack(), sim.won, sim.dead)
+    return children
+
+
+@pytest.mark.parametrize("rows", [MOVER_LEVEL, ["B12..", "F13.f", ".b.r.", "R15..", "A10.a"]])
+@pytest.mark.parametrize("seed", range(8))
+def test_batch_expansion_agrees_with_single_steps(rows, seed):
+    level = make_level(rows)
+    _, records = random_walk(level, 25, seed)
+    core = CoreLevel(level.width, level.height, level.grid, True)
+    for record in records[::5]:
+        expected = children_by_single_steps(level, record, 5)
+        store = StateStore()
+        store.add(record)
+        expander = Expander(core, store)
+        won = expander.expand(0, 1)
+        if won:
+            assert expected[expander.won_action][1]
+            assert not any(expected[a][1] for a in range(expander.won_action))
+            continue
+        stored = {store.parent(i)[1]: store.get(i) for i in range(1, len(store))}
+        for action, (child, won_child, dead_child) in expected.items():
+            assert not won_child
+            if dead_child:
+                assert action not in stored
+            elif child == record or child in [expected[a][0] for a in range(action)]:
+                assert action not in stored
+            else:
+                assert stored[action] == child
+
+
+def test_seed_level_00_is_won_by_eight_moves_right(repo_root):
+    sim = Simulation(load_level(repo_root / "levels" / "00"))
+    for turn in range(1, 9):
+        sim.step(3)
+        assert sim.won == (turn == 8)
+
+
+def test_level_too_large_is_refused():
+    with pytest.raises(ValueError, match="too large"):
+        CoreLevel(40, 40, [tiles.EMPTY] * 1600, False)
