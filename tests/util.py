@@ -1,0 +1,99 @@
+"""Helpers shared by the rule tests: tiny maps and the engines to run them on.
+
+``make_level`` turns rows of Keke map characters into a ``Level``; cells
+outside the grid already block everything, so maps need no border ring.
+``ENGINES`` parametrizes a test over both simulators::
+
+    @pytest.mark.parametrize("sim_cls", ENGINES)
+    def test_something(sim_cls):
+        sim = sim_cls(make_level(["B12", "b.."]))
+"""
+
+from __future__ import annotations
+
+from typing import Dict, List, Sequence, Tuple
+
+import pytest
+
+from babasolver import tiles
+from babasolver.level import Level
+from babasolver.reference import ReferenceSimulation
+
+__all__ = [
+    "ENGINES",
+    "UP",
+    "DOWN",
+    "LEFT",
+    "RIGHT",
+    "WAIT",
+    "F_NONE",
+    "F_UP",
+    "F_DOWN",
+    "F_LEFT",
+    "F_RIGHT",
+    "cython_simulation",
+    "make_level",
+    "cell",
+    "where",
+    "rule_words",
+    "T",
+]
+
+T = tiles
+
+# Action ids (DESIGN.md): facing id = action id + 1.
+UP, DOWN, LEFT, RIGHT, WAIT = 0, 1, 2, 3, 4
+# Facing ids.
+F_NONE, F_UP, F_DOWN, F_LEFT, F_RIGHT = 0, 1, 2, 3, 4
+
+_EMPTY_CHARS = (".", " ")
+
+
+def make_level(rows: Sequence[str], name: str = "test") -> Level:
+    """A level from rows of Keke map characters ('.' or ' ' empty, '_'
+    border). Rows must have equal length."""
+    rows = list(rows)
+    if not rows or not rows[0]:
+        raise ValueError("a level needs at least one cell")
+    width = len(rows[0])
+    grid: List[int] = []
+    for r, row in enumerate(rows):
+        if len(row) != width:
+            raise ValueError(f"row {r} has {len(row)} characters, expected {width}")
+        for c, ch in enumerate(row):
+            if ch in _EMPTY_CHARS:
+                grid.append(tiles.EMPTY)
+            elif ch in tiles.BY_KEKE_CHAR:
+                grid.append(tiles.BY_KEKE_CHAR[ch])
+            else:
+                raise ValueError(f"row {r}, column {c}: unknown map character {ch!r}")
+    return Level(name=name, width=width, height=len(rows), grid=tuple(grid))
+
+
+def cython_simulation(level: Level):
+    """The Cython core's ``Simulation``, imported only when a test runs."""
+    from babasolver.game import Simulation
+
+    return Simulation(level)
+
+
+ENGINES = [
+    pytest.param(ReferenceSimulation, id="reference"),
+    pytest.param(cython_simulation, id="core"),
+]
+
+
+def cell(sim, x: int, y: int) -> Dict[str, int]:
+    """Keke char -> facing of everything in cell (x, y)."""
+    return {tiles.KEKE_CHARS[t]: f for t, ox, oy, f in sim.objects() if (ox, oy) == (x, y)}
+
+
+def where(sim, char: str) -> List[Tuple[int, int, int]]:
+    """Sorted ``(x, y, facing)`` of every object or text of one Keke char."""
+    tile = tiles.BY_KEKE_CHAR[char]
+    return sorted((x, y, f) for t, x, y, f in sim.objects() if t == tile)
+
+
+def rule_words(sim) -> List[str]:
+    """The rules as words, e.g. ``["baba is you"]``, in the engine's order."""
+    return [f"{tiles.WORDS[a]} is {tiles.WORDS[b]}" for a, b in sim.rules()]
