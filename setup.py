@@ -22,11 +22,11 @@ DIRECTIVES = {
 extensions = [
     Extension(
         "babasolver._core",
-        ["engine/_core.pyx"],
-        include_dirs=["engine", numpy.get_include()],
+        ["engine/babasolver/_core.pyx"],
+        include_dirs=["engine/babasolver", numpy.get_include()],
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
         extra_compile_args=["-O3"],
     ),
 ]
 
-setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, include_path=["engine", "."]))
+setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, include_path=["engine"]))

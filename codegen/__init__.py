@@ -2,7 +2,7 @@
 
 ``tiles.json`` maps each tile name to its description, in id order (the
 first tile is ``empty`` and gets id 0). From it this package renders the
-Jinja2 templates in ``codegen/templates/`` into three files of ``engine/``:
+Jinja2 templates in ``codegen/templates/`` into three files of ``engine/babasolver/``:
 ``_tiles.h`` (C), ``_tiles.pxd`` (Cython declarations of that header) and
 ``tiles.py`` (Python).
 
@@ -10,7 +10,7 @@ Library use::
 
     tiles = load_tiles("tiles.json")   # raises TilesError on bad input
     texts = render(tiles)              # {"_tiles.h": "...", ...}
-    write(tiles, "engine")             # writes the files that changed
+    write(tiles, "engine/babasolver")             # writes the files that changed
 
 Run ``python -m codegen --help`` for the command line.
 """
@@ -40,7 +40,7 @@ __all__ = [
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_TILES = REPO_ROOT / "tiles.json"
-DEFAULT_OUT = REPO_ROOT / "engine"
+DEFAULT_OUT = REPO_ROOT / "engine" / "babasolver"
 TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 BANNER = "generated from tiles.json by codegen \u2014 do not edit (run: python -m codegen)"

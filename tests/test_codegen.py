@@ -215,9 +215,9 @@ def test_committed_outputs_are_fresh():
     rendered = codegen.render(codegen.load_tiles(REPO / "tiles.json"))
     stale = []
     for name, text in rendered.items():
-        path = REPO / "engine" / name
+        path = REPO / "engine" / "babasolver" / name
         if not path.exists() or path.read_bytes() != text.encode("utf-8"):
-            stale.append(f"engine/{name}")
+            stale.append(f"engine/babasolver/{name}")
     assert not stale, (
         f"generated files are out of date with tiles.json: {', '.join(stale)}; "
         f"run: {REGENERATE}"
@@ -255,7 +255,7 @@ def test_real_tiles_ids():
 
 
 def test_generated_python_matches_tiles():
-    tiles = load_module(REPO / "engine" / "tiles.py", "_generated_tiles_under_test")
+    tiles = load_module(REPO / "engine" / "babasolver" / "tiles.py", "_generated_tiles_under_test")
     assert (tiles.EMPTY, tiles.BABA, tiles.LOVE, tiles.BABA_TEXT, tiles.IS_TEXT,
             tiles.YOU_TEXT, tiles.MELT_TEXT, tiles.BORDER) == (0, 1, 11, 12, 23, 24, 32, 33)
     assert tiles.N_TILES == 34 == len(tiles.NAMES) == len(tiles.WORDS) == len(tiles.KEKE_CHARS)
@@ -293,7 +293,7 @@ def test_header_compiles(tmp_path):
     )
     exe = tmp_path / "check"
     build = subprocess.run(
-        [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(REPO / "engine"),
+        [cc, "-std=c11", "-Wall", "-Wextra", "-Werror", "-I", str(REPO / "engine" / "babasolver"),
          str(src), "-o", str(exe)],
         capture_output=True, text=True,
     )

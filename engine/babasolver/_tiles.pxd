@@ -1,5 +1,5 @@
 # generated from tiles.json by codegen — do not edit (run: python -m codegen)
-# Cython view of _tiles.h. Use it with `from _tiles cimport *` (include path engine/).
+# Cython view of _tiles.h. Use it with `from babasolver._tiles cimport *` (include path engine/).
 from libc.stdint cimport uint8_t, uint64_t
 
 cdef extern from "_tiles.h":

@@ -5,7 +5,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
 from libc.string cimport memcpy, memset, memcmp
 
-from _tiles cimport *
+from babasolver._tiles cimport *
 
 cdef extern from *:
     """
