@@ -124,3 +124,33 @@ def test_seed_level_00_is_won_by_eight_moves_right(repo_root):
 def test_level_too_large_is_refused():
     with pytest.raises(ValueError, match="too large"):
         CoreLevel(40, 40, [tiles.EMPTY] * 1600, False)
+
+
+def breadth_first_store(level, incremental, limit=20000):
+    core = CoreLevel(level.width, level.height, level.grid, tiles.MOVE_TEXT in level.grid)
+    store = StateStore()
+    expander = Expander(core, store)
+    expander.incremental = incremental
+    expander.add_root()
+    head = 0
+    while head < len(store) < limit:
+        stop = min(len(store), head + 256)
+        if expander.expand(head, stop):
+            return store, (expander.won_parent, expander.won_action)
+        head = stop
+    return store, None
+
+
+@pytest.mark.parametrize("rows", [
+    MOVER_LEVEL,
+    ["B12..r..", "R15.rr..", "W16ww...", ".b..r...", "F13....."],     # no flag: explores
+    ["B12.S10..", "F13....s.", "b...L14..", "..l..fl..", "K1B......"],  # sinks and kills
+    ["B12.L18.", "A19.l.a.", "b..aa.l.", "K17.k...", "F13...f."],     # hot, melt, a mover
+])
+def test_incremental_packing_builds_the_same_store_as_full_packing(rows):
+    level = make_level(rows)
+    incremental, won_incremental = breadth_first_store(level, True)
+    full, won_full = breadth_first_store(level, False)
+    assert won_incremental == won_full
+    assert len(incremental) == len(full)
+    assert all(incremental.get(i) == full.get(i) for i in range(len(full)))

@@ -10,6 +10,10 @@ cdef enum:
     N_DIRECTIONS = 4
     WAIT = 4                # actions 0..3 are up, down, left, right
     MAX_OBJECTS_PER_CELL = 16
+    INDEX_BITS = 26         # a store slot: 6 tag bits over a 26-bit state index
+    TAG_BITS = 6
+    INDEX_MASK = (1 << 26) - 1
+    MAX_STATES = (1 << 26) - 2
 
 cdef enum TurnFlags:
     TURN_WON = 1
@@ -59,6 +63,11 @@ ctypedef struct Scratch:
     uint8_t* snapshot_moved
     int* player_cells       # the players' step order, fixed before anyone moves
     uint8_t* player_tiles
+    int* danger_cells       # cells where destruction was due before the turn
+    int n_danger
+    int* changed            # cells whose contents or facings the turn changed
+    int n_changed
+    bint destroyed          # destruction removed something this turn
     bint text_moved
 
 cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint transform) noexcept nogil
@@ -67,6 +76,8 @@ cdef int list_players(const Geometry* geo, const Board* board, const Props* prop
 cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
                     Props* next_props, int action, const int* player_cells,
                     const uint8_t* player_tiles, int n_players) noexcept nogil
+cdef int list_danger_cells(const Geometry* geo, const Board* board, const Props* props,
+                           int* cells) noexcept nogil
 cdef int assess(const Geometry* geo, const Board* board, const Props* props) noexcept nogil
 cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
                     const Props* props, uint8_t* out, int* flags) noexcept nogil

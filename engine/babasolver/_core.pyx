@@ -10,10 +10,8 @@ from babasolver._tiles cimport *
 cdef extern from *:
     """
     static inline int core_ctz(uint64_t x) { return __builtin_ctzll(x); }
-    static inline int core_popcount(uint64_t x) { return __builtin_popcountll(x); }
     """
     int core_ctz(uint64_t x) nogil
-    int core_popcount(uint64_t x) nogil
 
 
 # ---------------------------------------------------------------- facing --
@@ -188,6 +186,9 @@ cdef bint move_object(const Geometry* geo, Board* board, Scratch* scratch, const
             return False
     board.grid[cell] &= ~bit
     board.grid[target] |= bit
+    scratch.changed[scratch.n_changed] = cell
+    scratch.changed[scratch.n_changed + 1] = target
+    scratch.n_changed += 2
     if not scratch.moved[target]:
         scratch.touched[scratch.n_touched] = target
         scratch.n_touched += 1
@@ -213,36 +214,64 @@ cdef int take_snapshot(const Geometry* geo, const Board* board, Scratch* scratch
     return count
 
 
-cdef void destroy(const Geometry* geo, Board* board, const Props* props) noexcept nogil:
+cdef inline uint64_t doomed(const Props* props, uint64_t objects) noexcept nogil:
+    """The objects of one cell that destruction removes: KILL, then SINK,
+    then HOT/MELT, each seeing the result of the one before."""
     cdef uint64_t killers = props.kill | props.sink
-    cdef uint64_t danger = props.sink
-    cdef uint64_t objects, gone
-    cdef int cell
-    # A cell can only lose objects if it holds a killer (with YOU about),
-    # a sink, or a hot object while something is MELT.
-    if props.you and killers:
-        danger |= killers
-    if props.hot and props.melt:
-        danger |= props.hot
-    if not danger:
-        return
+    cdef uint64_t gone = 0
+    if objects & props.you and objects & killers:
+        gone = objects & (props.you | killers)
+    objects &= ~gone
+    # A sink destroys itself with any other object (two or more objects).
+    if objects & props.sink and objects & (objects - 1):
+        gone |= objects
+        objects = 0
+    if objects & props.hot and objects & props.melt:
+        gone |= objects & (props.hot | props.melt)
+    return gone
+
+
+cdef inline bint can_destroy(const Props* props) noexcept nogil:
+    return ((props.you and (props.kill | props.sink)) or props.sink
+            or (props.hot and props.melt)) != 0
+
+
+cdef int list_danger_cells(const Geometry* geo, const Board* board, const Props* props,
+                           int* cells) noexcept nogil:
+    """Cells where destruction is due already (a transformation or a new rule
+    at the end of the last turn can leave such overlaps)."""
+    cdef int cell, count = 0
+    if not can_destroy(props):
+        return 0
     for cell in range(geo.first, geo.stop):
-        objects = board.grid[cell] & M_OBJECT
-        if not (objects & danger):
-            continue
-        gone = 0
-        if objects & props.you and objects & killers:
-            gone = objects & (props.you | killers)
-        objects &= ~gone
-        if objects & props.sink and core_popcount(objects) >= 2:
-            gone |= objects
-            objects = 0
-        if objects & props.hot and objects & props.melt:
-            gone |= objects & (props.hot | props.melt)
-        if gone:
-            board.grid[cell] &= ~gone
-            if geo.track_facing:
-                clear_facing(board, cell, gone)
+        if doomed(props, board.grid[cell] & M_OBJECT):
+            cells[count] = cell
+            count += 1
+    return count
+
+
+cdef inline void destroy_in(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
+                            int cell) noexcept nogil:
+    cdef uint64_t gone = doomed(props, board.grid[cell] & M_OBJECT)
+    if gone:
+        board.grid[cell] &= ~gone
+        if geo.track_facing:
+            clear_facing(board, cell, gone)
+        scratch.destroyed = True
+        scratch.changed[scratch.n_changed] = cell
+        scratch.n_changed += 1
+
+
+cdef void destroy(const Geometry* geo, Board* board, Scratch* scratch, const Props* props) noexcept nogil:
+    """Destruction can only be due where it was due before the turn, or
+    where something arrived during it."""
+    cdef int i
+    if not can_destroy(props):
+        return
+    for i in range(scratch.n_danger):
+        destroy_in(geo, board, scratch, props, scratch.danger_cells[i])
+    for i in range(scratch.n_touched):
+        destroy_in(geo, board, scratch, props, scratch.touched[i])
 
 
 cdef int list_players(const Geometry* geo, const Board* board, const Props* props,
@@ -269,7 +298,9 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
     cdef int i, j, k, count, tile, cell, code, near
     cdef uint64_t bit
     scratch.text_moved = False
+    scratch.destroyed = False
     scratch.n_touched = 0
+    scratch.n_changed = 0
 
     if action != WAIT:
         for i in range(n_players):
@@ -278,7 +309,7 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
             # Skipped if it was pushed away earlier in this step.
             if board.grid[cell] & bit and not (scratch.moved[cell] & bit):
                 move_object(geo, board, scratch, props, player_tiles[i], cell, action)
-    destroy(geo, board, props)
+    destroy(geo, board, scratch, props)
 
     for i in range(props.n_move):
         tile = props.move_order[i]
@@ -289,12 +320,16 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
             if scratch.snapshot_moved[j]:
                 # It moved already this turn (as YOU or pushed): blocked.
                 set_facing(board, cell, bit, opposite(get_facing(board, cell, bit)))
+                scratch.changed[scratch.n_changed] = cell
+                scratch.n_changed += 1
             elif board.grid[cell] & bit and not (scratch.moved[cell] & bit):
                 code = get_facing(board, cell, bit)
                 if code == 0:
                     code = 4
                 if not move_object(geo, board, scratch, props, tile, cell, code - 1):
                     set_facing(board, cell, bit, opposite(code))
+                    scratch.changed[scratch.n_changed] = cell
+                    scratch.n_changed += 1
             else:
                 # An earlier mover pushed it one cell this step; the pushed
                 # object faces the way it went, which finds it.
@@ -302,8 +337,10 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
                     near = cell + geo.delta[k]
                     if scratch.moved[near] & bit and get_facing(board, near, bit) == k + 1:
                         set_facing(board, near, bit, opposite(k + 1))
+                        scratch.changed[scratch.n_changed] = near
+                        scratch.n_changed += 1
                         break
-    destroy(geo, board, props)
+    destroy(geo, board, scratch, props)
 
     for i in range(scratch.n_touched):
         scratch.moved[scratch.touched[i]] = 0
@@ -423,6 +460,120 @@ cdef void unpack_board(const Geometry* geo, Board* board, const uint64_t* initia
             entry = key >> 2
             set_facing(board, entry // n_kinds,
                        (<uint64_t>1) << geo.tile_of_kind[entry % n_kinds], (key & 3) + 1)
+
+
+cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* n_keys,
+                        uint32_t* facings, int* n_facings) noexcept nogil:
+    """The sorted keys of a record, and its sorted facing entries."""
+    cdef int count = record[0] | (record[1] << 8) | (record[2] << 16)
+    cdef int pos = 3, i = 0
+    cdef uint32_t key = 0, gap
+    for i in range(count):
+        pos = get_varint(record, pos, &gap)
+        key += gap
+        keys[i] = key
+    n_keys[0] = count
+    key = 0
+    i = 0
+    while pos < length:
+        pos = get_varint(record, pos, &gap)
+        key += gap
+        facings[i] = key
+        i += 1
+    n_facings[0] = i
+
+
+cdef int sorted_unique_cells(int* cells, int count) noexcept nogil:
+    """Sort a short list of cells in place and drop repeats."""
+    cdef int i, j, value, unique = 0
+    for i in range(1, count):
+        value = cells[i]
+        j = i - 1
+        while j >= 0 and cells[j] > value:
+            cells[j + 1] = cells[j]
+            j -= 1
+        cells[j + 1] = value
+    for i in range(count):
+        if unique == 0 or cells[unique - 1] != cells[i]:
+            cells[unique] = cells[i]
+            unique += 1
+    return unique
+
+
+cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child, Scratch* scratch,
+                    const uint32_t* parent_keys, int n_parent_keys,
+                    const uint32_t* parent_facings, int n_parent_facings,
+                    uint32_t* toggles, uint8_t* out) noexcept nogil:
+    """pack_board for a child that differs from its parent only in the cells
+    the turn changed: the parent's keys, with those of the changed cells
+    toggled. Gives exactly the bytes pack_board would."""
+    cdef int n_cells = sorted_unique_cells(scratch.changed, scratch.n_changed)
+    cdef int i, j, cell, tile, n_toggles = 0, count = 0, length = 3, kinds = geo.n_kinds
+    cdef uint64_t diff, bits
+    cdef uint32_t key, last = 0, entry
+    for i in range(n_cells):
+        cell = scratch.changed[i]
+        diff = parent.grid[cell] ^ child.grid[cell]
+        while diff:
+            tile = core_ctz(diff)
+            diff &= diff - 1
+            toggles[n_toggles] = <uint32_t>(cell * kinds + geo.kind_of_tile[tile])
+            n_toggles += 1
+    # Symmetric difference of two sorted key lists.
+    i = j = 0
+    while i < n_parent_keys or j < n_toggles:
+        if j >= n_toggles or (i < n_parent_keys and parent_keys[i] < toggles[j]):
+            key = parent_keys[i]
+            i += 1
+        elif i >= n_parent_keys or toggles[j] < parent_keys[i]:
+            key = toggles[j]
+            j += 1
+        else:
+            i += 1
+            j += 1
+            continue
+        length = put_varint(out, length, key - last)
+        last = key
+        count += 1
+    out[0] = <uint8_t>(count & 0xFF)
+    out[1] = <uint8_t>((count >> 8) & 0xFF)
+    out[2] = <uint8_t>(count >> 16)
+    if not geo.track_facing:
+        return length
+    # Facings: the parent's entries outside the changed cells, merged with
+    # the child's entries inside them, all in key order.
+    last = 0
+    i = 0
+    for j in range(n_cells + 1):
+        cell = scratch.changed[j] if j < n_cells else geo.ncells
+        while i < n_parent_facings and (parent_facings[i] >> 2) // kinds < <uint32_t>cell:
+            length = put_varint(out, length, parent_facings[i] - last)
+            last = parent_facings[i]
+            i += 1
+        while i < n_parent_facings and (parent_facings[i] >> 2) // kinds == <uint32_t>cell:
+            i += 1
+        if j == n_cells:
+            break
+        bits = child.face0[cell] | child.face1[cell] | child.face2[cell]
+        while bits:
+            tile = core_ctz(bits)
+            bits &= bits - 1
+            entry = <uint32_t>((cell * kinds + geo.kind_of_tile[tile]) * 4
+                               + get_facing(child, cell, (<uint64_t>1) << tile) - 1)
+            length = put_varint(out, length, entry - last)
+            last = entry
+    return length
+
+
+cdef inline bint won_in_changed_cells(const Board* board, const Scratch* scratch,
+                                      const Props* props) noexcept nogil:
+    cdef int i
+    cdef uint64_t contents
+    for i in range(scratch.n_changed):
+        contents = board.grid[scratch.changed[i]]
+        if contents & props.you and contents & props.win:
+            return True
+    return False
 
 
 cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil:
@@ -595,9 +746,14 @@ cdef class _Workspace:
         self.scratch.snapshot_moved = <uint8_t*>calloc(n, sizeof(uint8_t))
         self.scratch.player_cells = <int*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(int))
         self.scratch.player_tiles = <uint8_t*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(uint8_t))
+        self.scratch.danger_cells = <int*>calloc(n, sizeof(int))
+        # Each object moves at most once (two cells), and each cell can also
+        # be changed by destruction twice and by turning movers around.
+        self.scratch.changed = <int*>calloc(n * (2 * MAX_OBJECTS_PER_CELL + 4), sizeof(int))
         if not (self.board.grid and self.saved.grid and self.scratch.moved and self.scratch.touched
                 and self.scratch.snapshot and self.scratch.snapshot_moved
-                and self.scratch.player_cells and self.scratch.player_tiles):
+                and self.scratch.player_cells and self.scratch.player_tiles
+                and self.scratch.danger_cells and self.scratch.changed):
             raise MemoryError()
         self.board.face0 = self.board.grid + n
         self.board.face1 = self.board.grid + 2 * n
@@ -616,6 +772,8 @@ cdef class _Workspace:
         free(self.scratch.snapshot_moved)
         free(self.scratch.player_cells)
         free(self.scratch.player_tiles)
+        free(self.scratch.danger_cells)
+        free(self.scratch.changed)
 
 
 cdef class CoreSimulation:
@@ -640,6 +798,8 @@ cdef class CoreSimulation:
         cdef Scratch* scratch = &self.work.scratch
         cdef int n_players = list_players(&self.level.geo, &self.work.board, &self.props,
                                           scratch.player_cells, scratch.player_tiles)
+        scratch.n_danger = list_danger_cells(&self.level.geo, &self.work.board, &self.props,
+                                             scratch.danger_cells)
         if play_turn(&self.level.geo, &self.work.board, scratch, &self.props, &self.next_props,
                      action, scratch.player_cells, scratch.player_tiles, n_players):
             self.props = self.next_props
@@ -702,7 +862,7 @@ cdef class StateStore:
     cdef uint32_t* parents
     cdef uint8_t* actions
     cdef size_t count, capacity
-    cdef uint32_t* slots            # 0 = free, else state index + 1
+    cdef uint32_t* slots            # 0 = free, else (tag << INDEX_BITS) | (state index + 1)
     cdef size_t slot_mask
     cdef uint64_t hash_mask         # a test hook narrows it to force collisions
 
@@ -759,7 +919,7 @@ cdef class StateStore:
         for i in range(self.slot_mask + 1):
             index = self.slots[i]
             if index:
-                slot = self.hash_of(index - 1) & (slot_count - 1)
+                slot = self.hash_of((index & INDEX_MASK) - 1) & (slot_count - 1)
                 while slots[slot]:
                     slot = (slot + 1) & (slot_count - 1)
                 slots[slot] = index
@@ -776,19 +936,23 @@ cdef class StateStore:
         """Index of a new state, -1 if it was already there, -2 if out of memory."""
         cdef uint64_t h = hash_bytes(record, length) & self.hash_mask
         cdef size_t slot = h & self.slot_mask
-        cdef uint32_t index
+        # The slot keeps a few high hash bits beside the index, so most
+        # probes reject a stranger without touching the arena.
+        cdef uint32_t tag = <uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS
+        cdef uint32_t entry, index
         cdef size_t capacity
         cdef uint8_t* arena
         while True:
-            index = self.slots[slot]
-            if not index:
+            entry = self.slots[slot]
+            if not entry:
                 break
-            index -= 1
-            if (self.offsets[index + 1] - self.offsets[index] == <uint32_t>length
-                    and memcmp(self.arena + self.offsets[index], record, length) == 0):
-                return -1
+            if (entry & ~INDEX_MASK) == tag:
+                index = (entry & INDEX_MASK) - 1
+                if (self.offsets[index + 1] - self.offsets[index] == <uint32_t>length
+                        and memcmp(self.arena + self.offsets[index], record, length) == 0):
+                    return -1
             slot = (slot + 1) & self.slot_mask
-        if self.count >= 0xFFFFFFFEULL:
+        if self.count >= MAX_STATES:
             return -2
         if self.count == self.capacity and self.grow_states() < 0:
             return -2
@@ -811,7 +975,7 @@ cdef class StateStore:
         self.parents[index] = parent
         self.actions[index] = action
         self.count += 1
-        self.slots[slot] = index + 1
+        self.slots[slot] = tag | (index + 1)
         # Keep the load at most 5/8 so probes stay short.
         if self.count * 8 > (self.slot_mask + 1) * 5 and self.grow_slots() < 0:
             return -2
@@ -867,6 +1031,10 @@ cdef class Expander:
     cdef Props props
     cdef Props next_props
     cdef uint8_t* record
+    cdef uint32_t* parent_keys
+    cdef uint32_t* parent_facings
+    cdef uint32_t* toggles
+    cdef public bint incremental    # pack children from their parent's keys
     cdef readonly int n_actions
     cdef readonly uint64_t generated, expanded, dead_ends
     cdef readonly int64_t won_parent
@@ -877,8 +1045,12 @@ cdef class Expander:
         self.store = store
         self.work = _Workspace(level)
         self.record = <uint8_t*>malloc(MAX_RECORD)
-        if not self.record:
+        self.parent_keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        self.parent_facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        self.toggles = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        if not (self.record and self.parent_keys and self.parent_facings and self.toggles):
             raise MemoryError()
+        self.incremental = True
         # Wait only matters when something can move by itself.
         self.n_actions = 5 if level.geo.track_facing else 4
         self.generated = self.expanded = self.dead_ends = 0
@@ -887,6 +1059,9 @@ cdef class Expander:
 
     def __dealloc__(self):
         free(self.record)
+        free(self.parent_keys)
+        free(self.parent_facings)
+        free(self.toggles)
 
     def add_root(self):
         """Store the level's initial state as state 0."""
@@ -922,28 +1097,45 @@ cdef class Expander:
         cdef const Geometry* geo = &self.level.geo
         cdef Scratch* scratch = &self.work.scratch
         cdef size_t index, board_bytes = geo.ncells * sizeof(uint64_t)
-        cdef int action, flags, length, n_players
+        cdef int action, flags, length, n_players, n_keys, n_facings, record_length
         cdef int64_t child
-        cdef const Props* after
+        cdef const uint8_t* record
+        cdef bint text_moved
         if geo.track_facing:
             board_bytes *= 4
         for index in range(start, stop):
-            unpack_board(geo, &self.work.saved, self.level.initial,
-                         self.store.arena + self.store.offsets[index],
-                         <int>(self.store.offsets[index + 1] - self.store.offsets[index]))
+            record = self.store.arena + self.store.offsets[index]
+            record_length = <int>(self.store.offsets[index + 1] - self.store.offsets[index])
+            unpack_board(geo, &self.work.saved, self.level.initial, record, record_length)
+            decode_record(record, record_length, self.parent_keys, &n_keys,
+                          self.parent_facings, &n_facings)
             read_rules(geo, &self.work.saved, &self.props, False)
             n_players = list_players(geo, &self.work.saved, &self.props,
                                      scratch.player_cells, scratch.player_tiles)
+            scratch.n_danger = list_danger_cells(geo, &self.work.saved, &self.props,
+                                                 scratch.danger_cells)
             self.expanded += 1
             for action in range(self.n_actions):
                 memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
-                after = &self.props
-                if play_turn(geo, &self.work.board, scratch, &self.props, &self.next_props,
-                             action, scratch.player_cells, scratch.player_tiles, n_players):
-                    after = &self.next_props
+                text_moved = play_turn(geo, &self.work.board, scratch, &self.props, &self.next_props,
+                                       action, scratch.player_cells, scratch.player_tiles, n_players)
                 self.generated += 1
-                length = pack_board(geo, &self.work.board, self.level.initial, after,
-                                    self.record, &flags)
+                if text_moved or scratch.destroyed or index == 0 or not self.incremental:
+                    # Rules, objects or (at the root) a standing YOU-on-WIN
+                    # may have changed anywhere: look at the whole board.
+                    length = pack_board(geo, &self.work.board, self.level.initial,
+                                        &self.next_props if text_moved else &self.props,
+                                        self.record, &flags)
+                else:
+                    # Same rules, nothing destroyed, and the parent neither
+                    # won nor was dead: only a changed cell can win.
+                    if won_in_changed_cells(&self.work.board, scratch, &self.props):
+                        flags = TURN_WON
+                    else:
+                        flags = 0
+                        length = pack_child(geo, &self.work.saved, &self.work.board, scratch,
+                                            self.parent_keys, n_keys, self.parent_facings, n_facings,
+                                            self.toggles, self.record)
                 if flags & TURN_WON:
                     self.won_parent = <int64_t>index
                     self.won_action = action
