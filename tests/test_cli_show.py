@@ -98,7 +98,7 @@ def test_os_error_becomes_one_line(capsys, monkeypatch, repo_root):
     assert "baba: error: /some/file: Permission denied" in err
 
 
-@pytest.mark.parametrize("argv", [[], ["show"], ["frobnicate"], ["show", "a", "b"]])
+@pytest.mark.parametrize("argv", [[], ["show"], ["frobnicate"], ["show", "a", "b", "c"]])
 def test_usage_errors_exit_2(capsys, argv):
     code = cli.main(argv)
     _, err = capsys.readouterr()

@@ -1,0 +1,980 @@
+"""The ``baba`` command line.
+
+Each subcommand is two functions in this module:
+
+* ``add_<name>_parser(subparsers)``, decorated with :func:`command`, which
+  adds the subcommand's parser and sets ``run=<function>`` as its default;
+* the function that runs it, ``cmd_<name>(args) -> int`` (exit status).
+
+To add a command, write those two functions; :func:`build_parser` calls
+every registered ``add_*_parser`` in registration order. Commands that take a
+level use :func:`add_level_arguments` and :func:`level_from_args`, so that
+they all accept ``LEVEL [--id ID]`` the same way. ``baba bench`` lives in
+:mod:`babasolver.bench` and is registered here by :func:`add_bench_parser`.
+
+The commands are thin: they parse, call the library (:mod:`~babasolver.level`,
+:mod:`~babasolver.solver`, :mod:`~babasolver.game`,
+:mod:`~babasolver.notation`) and print.
+
+:func:`main` turns every :class:`~babasolver.errors.BabaError` and
+:class:`OSError` into one line ``baba: error: <message>`` on stderr and exit
+status 2; argparse's usage errors exit with 2 as well.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+
+from . import __version__, tiles
+from .errors import BabaError
+from .level import (
+    CONTENT_FILE,
+    TILES_FILE,
+    KekeLevel,
+    Level,
+    keke_ids,
+    load_level,
+    read_folder,
+    read_keke_level,
+)
+
+__all__ = [
+    "main",
+    "build_parser",
+    "command",
+    "add_level_arguments",
+    "level_from_args",
+    "keke_level_from_args",
+    "render_level",
+    "render_grid",
+    "PROG",
+    "SOLUTION_FILE",
+]
+
+PROG = "baba"
+
+#: Exit status of errors (bad input, missing files, usage).
+EXIT_ERROR = 2
+#: Exit status when the user stopped the program with Ctrl-C.
+EXIT_INTERRUPTED = 130
+
+#: Where ``baba solve`` writes, and ``baba check`` reads, a folder's solution.
+SOLUTION_FILE = "solution.txt"
+
+#: Default limits of ``baba solve --all`` (one level at a time).
+ALL_DEFAULT_TIMEOUT = 10.0
+ALL_DEFAULT_MAX_STATES = 10_000_000
+
+#: Action names, by action id (as in the ``show --json`` records).
+ACTION_NAMES = ("up", "down", "left", "right", "wait")
+
+ParserSetup = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
+
+#: The registered ``add_<name>_parser`` functions, in registration order.
+COMMANDS: List[ParserSetup] = []
+
+
+def command(setup: ParserSetup) -> ParserSetup:
+    """Register a function that adds one subcommand's parser."""
+    COMMANDS.append(setup)
+    return setup
+
+
+# --------------------------------------------------------------------------
+# Shared argument helpers
+
+
+def add_level_arguments(parser: argparse.ArgumentParser) -> None:
+    """Add ``LEVEL`` and ``--id ID`` (stored as ``args.level``, ``args.level_id``)."""
+    parser.add_argument(
+        "level",
+        metavar="LEVEL",
+        help="a level folder (tiles.txt + content.txt) or a Keke .json level set (then give --id)",
+    )
+    parser.add_argument(
+        "--id",
+        dest="level_id",
+        metavar="ID",
+        default=None,
+        help="level id inside a Keke .json level set",
+    )
+
+
+def level_from_args(args: argparse.Namespace) -> Level:
+    """The level named by ``args.level`` / ``args.level_id``."""
+    return load_level(args.level, args.level_id)
+
+
+def keke_level_from_args(args: argparse.Namespace) -> Optional[KekeLevel]:
+    """The Keke set entry (with author and stored solution) if LEVEL is a .json
+    set and ``--id`` is given; ``None`` for a level folder."""
+    path = Path(args.level)
+    if args.level_id is not None and path.is_file() and path.suffix.lower() == ".json":
+        return read_keke_level(path, args.level_id)
+    return None
+
+
+def _level_and_entry(args: argparse.Namespace) -> Tuple[Level, Optional[KekeLevel]]:
+    entry = keke_level_from_args(args)
+    level = entry.level if entry is not None else level_from_args(args)
+    return level, entry
+
+
+def _folder_of(args: argparse.Namespace) -> Optional[Path]:
+    """LEVEL as a folder path if it is one (no --id), else None."""
+    path = Path(args.level)
+    if args.level_id is None and path.is_dir():
+        return path
+    return None
+
+
+def _is_level_folder(path: Path) -> bool:
+    return (path / TILES_FILE).is_file() and (path / CONTENT_FILE).is_file()
+
+
+def _positive(value: Optional[float], option: str) -> None:
+    if value is not None and not value > 0:
+        raise BabaError(f"{option} must be positive, got {value:g}")
+
+
+# --------------------------------------------------------------------------
+# Output helpers
+
+
+def _dump_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False))
+
+
+def _count(n: int) -> str:
+    return f"{n:,}"
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
+
+
+def _solution_json(actions: Optional[List[int]]) -> Optional[Dict[str, Any]]:
+    from .notation import to_arrows, to_keke
+
+    if actions is None:
+        return None
+    return {"arrows": to_arrows(actions), "keke": to_keke(actions), "moves": len(actions)}
+
+
+class _StatusLine:
+    """One line of live progress on a terminal, redrawn in place with '\\r'.
+
+    Disabled (prints nothing) when the stream is not a terminal.
+    """
+
+    def __init__(self, stream: TextIO) -> None:
+        self.stream = stream
+        try:
+            self.enabled = bool(stream.isatty())
+        except (AttributeError, ValueError):
+            self.enabled = False
+        self.shown = False
+
+    def update(self, text: str) -> None:
+        if not self.enabled:
+            return
+        width = shutil.get_terminal_size((80, 24)).columns
+        if width > 1 and len(text) > width - 1:
+            text = text[: width - 1]
+        self.stream.write("\r" + text + "\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+
+def _progress_text(stats: Any) -> str:
+    return (
+        f"depth {stats.depth}  {_count(stats.unique)} unique states  "
+        f"{_count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s"
+    )
+
+
+def write_text_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file in the same folder
+    and :func:`os.replace`, so that readers see the old file or the new one,
+    never a part."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _remove_solution_file(folder: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        (folder / SOLUTION_FILE).unlink()
+
+
+# --------------------------------------------------------------------------
+# baba solve
+
+
+@command
+def add_solve_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = subparsers.add_parser(
+        "solve",
+        help="find a shortest solution of a level (or of every level with --all)",
+        description="Find a shortest solution (fewest turns) by breadth-first search. For a level "
+        f"folder, {SOLUTION_FILE} is deleted first and written again on success. Exit status: 0 "
+        "solved; 1 proven unsolvable or a limit was hit; 2 bad input; 130 interrupted (Ctrl-C).",
+    )
+    add_level_arguments(p)
+    p.add_argument(
+        "--all",
+        action="store_true",
+        help="solve every level folder under LEVEL (recursively) or every level of a Keke .json "
+        f"set, then print a summary table (default limits: --timeout {ALL_DEFAULT_TIMEOUT:g}, "
+        f"--max-states {ALL_DEFAULT_MAX_STATES})",
+    )
+    p.add_argument(
+        "--max-states",
+        type=int,
+        metavar="N",
+        default=None,
+        help="stop once N distinct states are stored (default: 50000000; with --all: "
+        f"{ALL_DEFAULT_MAX_STATES})",
+    )
+    p.add_argument(
+        "--timeout",
+        type=float,
+        metavar="S",
+        default=None,
+        help=f"stop after S seconds per level (default: none; with --all: {ALL_DEFAULT_TIMEOUT:g})",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(run=cmd_solve)
+
+
+#: Exit status per search status.
+_SOLVE_EXIT = {
+    "solved": 0,
+    "unsolvable": 1,
+    "state limit": 1,
+    "time limit": 1,
+    "interrupted": EXIT_INTERRUPTED,
+}
+
+
+def _status_line(result: Any, max_states: int, timeout: Optional[float]) -> str:
+    """The human explanation of a search status."""
+    from . import solver
+
+    status = result.status
+    if status == solver.SOLVED:
+        return f"solved: {len(result.solution)} moves, the fewest possible"
+    if status == solver.UNSOLVABLE:
+        return "unsolvable: every reachable state was explored and none wins"
+    if status == solver.LIMIT_STATES:
+        return (
+            f"state limit hit (--max-states {max_states}): no solution within "
+            f"{_count(result.stats.unique)} states; the level may still be solvable"
+        )
+    if status == solver.LIMIT_TIME:
+        return (
+            f"time limit hit (--timeout {timeout:g}): no solution within "
+            f"{_seconds(result.stats.elapsed)}; the level may still be solvable"
+        )
+    if status == solver.INTERRUPTED:
+        return "interrupted (Ctrl-C): stopped before a solution was found; counters so far below"
+    return status
+
+
+def _stats_rows(stats: Any) -> List[Tuple[str, str]]:
+    return [
+        ("expanded", _count(stats.expanded)),
+        ("generated", _count(stats.generated)),
+        ("unique", _count(stats.unique)),
+        ("dead ends", _count(stats.dead_ends)),
+        ("depth", str(stats.depth)),
+        ("peak frontier", _count(stats.peak_frontier)),
+        ("time", _seconds(stats.elapsed)),
+        ("states/s", _count(int(stats.states_per_second))),
+    ]
+
+
+def _stats_json(stats: Any) -> Dict[str, Any]:
+    return {
+        "expanded": stats.expanded,
+        "generated": stats.generated,
+        "unique": stats.unique,
+        "dead_ends": stats.dead_ends,
+        "depth": stats.depth,
+        "peak_frontier": stats.peak_frontier,
+        "elapsed": round(stats.elapsed, 6),
+        "memory_bytes": stats.memory_bytes,
+        "states_per_second": round(stats.states_per_second, 1),
+    }
+
+
+def _print_rows(rows: List[Tuple[str, str]]) -> None:
+    width = max(len(label) for label, _ in rows) + 1
+    for label, value in rows:
+        print(f"{label + ':':<{width}} {value}")
+
+
+def _check_you_text(level: Level) -> None:
+    from .solver import level_has_you_text
+
+    if not level_has_you_text(level):
+        raise BabaError(
+            f"{level.name}: the level has no 'you' text, so nothing can ever be YOU and it cannot be solved"
+        )
+
+
+def _solve_one(
+    level: Level,
+    folder: Optional[Path],
+    max_states: int,
+    timeout: Optional[float],
+    status_line: _StatusLine,
+    prefix: str = "",
+) -> Tuple[Any, Optional[Path]]:
+    """Solve ``level``; for a level folder, delete its solution file first and
+    write it on success. Returns the search result and the file written."""
+    from . import solver
+    from .notation import to_arrows
+
+    if folder is not None:
+        _remove_solution_file(folder)
+    _check_you_text(level)
+
+    def progress(stats: Any) -> None:
+        status_line.update(prefix + _progress_text(stats))
+
+    try:
+        result = solver.solve(
+            level,
+            max_states=max_states,
+            timeout=timeout,
+            progress=progress if status_line.enabled else None,
+        )
+    finally:
+        status_line.clear()
+    written = None
+    if result.status == solver.SOLVED and folder is not None:
+        written = folder / SOLUTION_FILE
+        write_text_atomic(written, to_arrows(result.solution) + "\n")
+    return result, written
+
+
+def cmd_solve(args: argparse.Namespace) -> int:
+    _positive(args.timeout, "--timeout")
+    if args.max_states is not None and args.max_states < 1:
+        raise BabaError(f"--max-states must be at least 1, got {args.max_states}")
+    if args.all:
+        return _solve_all(args)
+
+    from . import solver
+    from .notation import to_arrows, to_keke
+
+    max_states = args.max_states if args.max_states is not None else solver.DEFAULT_MAX_STATES
+    timeout = args.timeout
+    folder = _folder_of(args)
+    if folder is not None and _is_level_folder(folder):
+        # a stale solution never survives a run that fails, even on bad input
+        _remove_solution_file(folder)
+    level = level_from_args(args)
+    result, written = _solve_one(level, folder, max_states, timeout, _StatusLine(sys.stderr))
+    code = _SOLVE_EXIT.get(result.status, 1)
+
+    if args.json:
+        _dump_json({
+            "level": level.name,
+            "status": result.status,
+            "solution": _solution_json(result.solution),
+            "stats": _stats_json(result.stats),
+        })
+        return code
+
+    rows = [("level", level.name), ("status", _status_line(result, max_states, timeout))]
+    if result.solution is not None:
+        rows.append(("solution", to_arrows(result.solution)))
+        rows.append(("keke", to_keke(result.solution)))
+        if written is not None:
+            rows.append(("written", str(written)))
+    else:
+        rows.append(("solution", "none"))
+    rows.extend(_stats_rows(result.stats))
+    _print_rows(rows)
+    return code
+
+
+# ---- baba solve --all
+
+
+@dataclass
+class _Task:
+    """One level of ``solve --all``: its id, and how to load it."""
+
+    id: str
+    load: Callable[[], Level]
+    folder: Optional[Path] = None
+
+
+def _folder_tasks(root: Path) -> List[_Task]:
+    found: List[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        if TILES_FILE in filenames and CONTENT_FILE in filenames:
+            found.append(Path(dirpath))
+    found.sort(key=lambda p: p.relative_to(root).parts)
+    tasks = []
+    for folder in found:
+        rel = folder.relative_to(root)
+        lid = rel.as_posix() if rel.parts else (root.resolve().name or str(root))
+        tasks.append(_Task(lid, lambda folder=folder: read_folder(folder), folder))
+    return tasks
+
+
+def _set_tasks(path: Path) -> List[_Task]:
+    return [
+        _Task(lid, lambda lid=lid: read_keke_level(path, lid).level)
+        for lid in keke_ids(path)
+    ]
+
+
+def _all_tasks(args: argparse.Namespace) -> List[_Task]:
+    path = Path(args.level)
+    if args.level_id is not None:
+        raise BabaError("--id selects one level; leave it out with --all")
+    if path.is_dir():
+        tasks = _folder_tasks(path)
+        if not tasks:
+            raise BabaError(f"{path}: no level folders (with {TILES_FILE} and {CONTENT_FILE}) found")
+        return tasks
+    if not path.exists():
+        raise BabaError(f"{path}: no such folder or file")
+    if path.suffix.lower() != ".json":
+        raise BabaError(f"{path}: --all needs a folder of level folders or a Keke .json level set")
+    tasks = _set_tasks(path)
+    if not tasks:
+        raise BabaError(f"{path}: the level set has no levels")
+    return tasks
+
+
+@dataclass
+class _Row:
+    id: str
+    status: str
+    moves: Optional[int] = None
+    states: Optional[int] = None
+    elapsed: Optional[float] = None
+    error: str = ""
+    record: Optional[Dict[str, Any]] = None
+
+
+def _solve_all(args: argparse.Namespace) -> int:
+    from . import solver
+
+    tasks = _all_tasks(args)
+    max_states = args.max_states if args.max_states is not None else ALL_DEFAULT_MAX_STATES
+    timeout = args.timeout if args.timeout is not None else ALL_DEFAULT_TIMEOUT
+    status_line = _StatusLine(sys.stderr)
+    rows: List[_Row] = []
+    interrupted = False
+    n = len(tasks)
+    try:
+        for k, task in enumerate(tasks, start=1):
+            prefix = f"[{k}/{n}] {task.id} ... "
+            status_line.update(prefix.rstrip())
+            try:
+                if task.folder is not None:
+                    _remove_solution_file(task.folder)
+                level = task.load()
+                result, _ = _solve_one(level, task.folder, max_states, timeout, status_line, prefix)
+            except BabaError as e:
+                status_line.clear()
+                rows.append(_Row(task.id, "error", error=str(e), record={
+                    "id": task.id, "level": None, "status": "error", "error": str(e),
+                    "solution": None, "stats": None,
+                }))
+                continue
+            moves = len(result.solution) if result.solution is not None else None
+            rows.append(_Row(
+                task.id, result.status, moves, result.stats.unique, result.stats.elapsed,
+                record={
+                    "id": task.id,
+                    "level": level.name,
+                    "status": result.status,
+                    "solution": _solution_json(result.solution),
+                    "stats": _stats_json(result.stats),
+                },
+            ))
+            if result.status == solver.INTERRUPTED:
+                interrupted = True
+                break
+    except KeyboardInterrupt:
+        # Ctrl-C outside the search itself (loading a level, writing a file)
+        status_line.clear()
+        interrupted = True
+
+    if args.json:
+        _dump_json([row.record for row in rows])
+    else:
+        _print_table(rows, n)
+    for row in rows:
+        if row.error:
+            print(f"{PROG}: error: {row.error}", file=sys.stderr)
+
+    if interrupted:
+        return EXIT_INTERRUPTED
+    if any(row.status == "error" for row in rows):
+        return EXIT_ERROR
+    if any(row.status != solver.SOLVED for row in rows):
+        return 1
+    return 0
+
+
+def _print_table(rows: List[_Row], total: int) -> None:
+    header = ("id", "status", "moves", "states", "time")
+    lines = [header]
+    for row in rows:
+        lines.append((
+            row.id,
+            row.status,
+            "-" if row.moves is None else str(row.moves),
+            "-" if row.states is None else str(row.states),
+            "-" if row.elapsed is None else f"{row.elapsed:.2f}",
+        ))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    for line in lines:
+        cells = [line[0].ljust(widths[0]), line[1].ljust(widths[1])]
+        cells += [cell.rjust(width) for cell, width in zip(line[2:], widths[2:])]
+        print("  ".join(cells).rstrip())
+
+    counts: Dict[str, int] = {}
+    for row in rows:
+        counts[row.status] = counts.get(row.status, 0) + 1
+    order = ["solved", "unsolvable", "time limit", "state limit", "interrupted", "error"]
+    parts = [f"{counts[s]} {s}" for s in order if counts.get(s)]
+    states = sum(row.states or 0 for row in rows)
+    seconds = sum(row.elapsed or 0.0 for row in rows)
+    done = f"{len(rows)} levels" if len(rows) == total else f"{len(rows)} of {total} levels"
+    print(f"total: {done}: {', '.join(parts) or 'none'}; {states} states; {seconds:.2f} s")
+
+
+# --------------------------------------------------------------------------
+# baba check
+
+
+@command
+def add_check_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = subparsers.add_parser(
+        "check",
+        help="replay a solution and say whether (and when) it wins",
+        description=f"Replay SOLUTION (Keke letters like 'rrud' or arrow runs like '3→ 1↑'). Without "
+        f"SOLUTION, the level folder's {SOLUTION_FILE} is read, or, for a Keke set, the level's "
+        "stored solution. Exit status: 0 wins, 1 does not win, 2 bad input.",
+    )
+    add_level_arguments(p)
+    p.add_argument(
+        "solution",
+        metavar="SOLUTION",
+        nargs="?",
+        default=None,
+        help=f"the moves to play (default: {SOLUTION_FILE} or the Keke set's stored solution)",
+    )
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.allow_intermixed = True  # LEVEL [--id ID] SOLUTION in any order
+    p.set_defaults(run=cmd_check)
+
+
+def _solution_from_args(args: argparse.Namespace, entry: Optional[KekeLevel]) -> Tuple[List[int], str]:
+    """The actions to replay and where they came from ("argument", a file
+    path, or "stored solution")."""
+    from .notation import parse_solution
+
+    if args.solution is not None:
+        return parse_solution(args.solution), "argument"
+    if entry is not None:
+        if not entry.solution:
+            raise BabaError(f"{args.level}: level id {entry.id} has no stored solution; give SOLUTION")
+        try:
+            return parse_solution(entry.solution), "stored solution"
+        except BabaError as e:
+            raise BabaError(f"{args.level}: level id {entry.id}: stored {e}") from None
+    folder = Path(args.level)
+    path = folder / SOLUTION_FILE
+    if not path.is_file():
+        raise BabaError(f"{path}: no such file; give SOLUTION or run '{PROG} solve {args.level}' first")
+    text = path.read_text(encoding="utf-8")
+    try:
+        return parse_solution(text), str(path)
+    except BabaError as e:
+        raise BabaError(f"{path}: {e}") from None
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from .game import Simulation
+    from .notation import to_arrows
+
+    level, entry = _level_and_entry(args)
+    actions, source = _solution_from_args(args, entry)
+    sim = Simulation(level)
+    won_at: Optional[int] = None
+    played = 0
+    for turn, action in enumerate(actions, start=1):
+        sim.step(action)
+        played = turn
+        if sim.won:
+            won_at = turn
+            break
+    n = len(actions)
+    if args.json:
+        _dump_json({
+            "level": level.name,
+            "source": source,
+            "solution": _solution_json(actions),
+            "won": won_at is not None,
+            "win_step": won_at,
+            "played": played,
+            "dead": bool(sim.dead),
+        })
+    else:
+        arrows = to_arrows(actions) or "(empty)"
+        print(f"{level.name}: {arrows} ({n} moves, from {source})")
+        if won_at is not None:
+            print(f"wins at step {won_at} of {n}")
+        else:
+            print(f"does not win ({played} steps played; dead: {'yes' if sim.dead else 'no'})")
+    return 0 if won_at is not None else 1
+
+
+# --------------------------------------------------------------------------
+# baba show
+
+
+@command
+def add_show_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    p = subparsers.add_parser(
+        "show",
+        help="print a level, or replay a solution on it step by step",
+        description="Without SOLUTION, print a level's name, its grid in Keke map characters "
+        "('.' empty, '_' border) and a legend of the characters used. With SOLUTION, replay it: "
+        "animated on a terminal, one static frame per step otherwise (or with --frames), one JSON "
+        "record per step with --json. The replay stops at the first win.",
+    )
+    add_level_arguments(p)
+    p.add_argument(
+        "solution",
+        metavar="SOLUTION",
+        nargs="?",
+        default=None,
+        help="moves to replay (Keke letters or arrow runs)",
+    )
+    p.add_argument("--frames", action="store_true", help="print a static frame per step, no animation")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print a JSON array with one record per step, starting with the initial state",
+    )
+    p.add_argument(
+        "--delay",
+        type=float,
+        metavar="S",
+        default=0.25,
+        help="seconds between animation steps (default: 0.25)",
+    )
+    p.allow_intermixed = True  # LEVEL [--id ID] SOLUTION in any order
+    p.set_defaults(run=cmd_show)
+
+
+def render_level(level: Level, entry: Optional[KekeLevel] = None) -> str:
+    """The text ``baba show`` prints for a level."""
+    lines = [level.name]
+    info = f"{level.width}x{level.height}"
+    if entry is not None and entry.author:
+        info += f", by {entry.author}"
+    lines.append(info)
+    lines.append("")
+    lines.append(level.to_text())
+    lines.append("")
+    lines.append("legend:")
+    for tid in level.tiles_used():
+        ch = "." if tid == tiles.EMPTY else tiles.KEKE_CHARS[tid]
+        lines.append(f"  {ch} = {tiles.NAMES[tid]}")
+    if entry is not None and entry.solution:
+        lines.append("")
+        lines.append(f"stored solution ({len(entry.solution)} moves): {entry.solution}")
+    return "\n".join(lines)
+
+
+def render_grid(
+    level: Level,
+    objects: Sequence[Tuple[int, int, int, int]],
+    on_top: Sequence[int] = (),
+) -> str:
+    """The grid of a state in Keke characters, one per cell: '.' empty,
+    '_' border, otherwise one occupant: a text before anything else, then an
+    object whose tile is in ``on_top`` (say the YOU objects), then the highest
+    tile id."""
+    w, h = level.width, level.height
+    lifted = frozenset(on_top)
+
+    def rank(tid: int) -> Tuple[int, int]:
+        if tid == tiles.EMPTY:
+            return (-1, 0)
+        if tid == tiles.BORDER or (tiles.TEXT_MASK >> tid) & 1:
+            return (2, tid)
+        return (1 if tid in lifted else 0, tid)
+
+    top = [tiles.EMPTY] * (w * h)
+    for i, tid in enumerate(level.grid):
+        if tid == tiles.BORDER:
+            top[i] = tiles.BORDER
+    for tid, x, y, _facing in objects:
+        if 0 <= x < w and 0 <= y < h and rank(tid) > rank(top[y * w + x]):
+            top[y * w + x] = tid
+    chars = ["." if tid == tiles.EMPTY else tiles.KEKE_CHARS[tid] for tid in top]
+    return "\n".join("".join(chars[y * w:(y + 1) * w]) for y in range(h))
+
+
+@dataclass
+class _Frame:
+    step: int
+    action: Optional[int]
+    objects: List[Tuple[int, int, int, int]]
+    rules: List[str]
+    won: bool
+    dead: bool
+    you: Tuple[int, ...] = ()
+
+    def record(self) -> Dict[str, Any]:
+        from .game import FACING_NAMES
+
+        return {
+            "step": self.step,
+            "action": None if self.action is None else ACTION_NAMES[self.action],
+            "objects": [
+                {"tile": tiles.NAMES[t], "x": x, "y": y, "facing": FACING_NAMES[f]}
+                for t, x, y, f in self.objects
+            ],
+            "rules": self.rules,
+            "won": self.won,
+            "dead": self.dead,
+        }
+
+
+def _frames(level: Level, actions: Sequence[int]) -> Iterator[_Frame]:
+    """The initial state, then the state after each action, up to the first win."""
+    from .game import Simulation
+
+    sim = Simulation(level)
+
+    def frame(step: int, action: Optional[int]) -> _Frame:
+        you = tuple(tiles.NOUN_TARGET[left] for left, right in sim.rules() if right == tiles.YOU_TEXT)
+        return _Frame(
+            step, action, list(sim.objects()), sim.rule_texts(), bool(sim.won), bool(sim.dead), you
+        )
+
+    yield frame(0, None)
+    for step, action in enumerate(actions, start=1):
+        sim.step(action)
+        yield frame(step, action)
+        if sim.won:
+            return
+
+
+def _frame_text(level: Level, frame: _Frame, total: int) -> str:
+    what = "start" if frame.action is None else ACTION_NAMES[frame.action]
+    header = f"step {frame.step} of {total}: {what}"
+    if frame.won:
+        header += "  (won)"
+    elif frame.dead:
+        header += "  (dead: nothing is YOU or MOVE)"
+    rules = ", ".join(frame.rules) if frame.rules else "(none)"
+    return f"{header}\n{render_grid(level, frame.objects, frame.you)}\nrules: {rules}"
+
+
+def _replay_summary(frame: _Frame, total: int) -> str:
+    if frame.won:
+        return f"wins at step {frame.step} of {total}"
+    return f"does not win ({frame.step} steps played; dead: {'yes' if frame.dead else 'no'})"
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    entry = keke_level_from_args(args)
+    level = entry.level if entry is not None else level_from_args(args)
+    if args.solution is None and not args.json:
+        print(render_level(level, entry))
+        return 0
+    if args.delay < 0:
+        raise BabaError(f"--delay must not be negative, got {args.delay:g}")
+
+    from .notation import parse_solution
+
+    actions = parse_solution(args.solution) if args.solution is not None else []
+    total = len(actions)
+
+    if args.json:
+        records = [frame.record() for frame in _frames(level, actions)]
+        body = ",\n".join(json.dumps(r, ensure_ascii=False) for r in records)
+        print("[\n" + body + "\n]")
+        return 0
+
+    animate = not args.frames and sys.stdout.isatty()
+    last: Optional[_Frame] = None
+    for frame in _frames(level, actions):
+        if animate:
+            if last is not None:
+                time.sleep(args.delay)
+            sys.stdout.write("\x1b[H\x1b[2J")
+            print(level.name)
+            print(_frame_text(level, frame, total))
+            sys.stdout.flush()
+        else:
+            if last is not None:
+                print()
+            print(_frame_text(level, frame, total))
+        last = frame
+    assert last is not None
+    if not animate:
+        print()
+    print(_replay_summary(last, total))
+    return 0
+
+
+# --------------------------------------------------------------------------
+# baba bench (in babasolver.bench)
+
+
+@command
+def add_bench_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
+    from . import bench
+
+    bench.add_bench_parser(subparsers)
+    p = subparsers.choices.get("bench")
+    if p is not None and p.get_default("run") is None:
+        p.set_defaults(run=bench.cmd_bench)
+
+
+# --------------------------------------------------------------------------
+# The parser and main
+
+
+class _SubcommandParser(argparse.ArgumentParser):
+    """A subcommand's parser. With ``allow_intermixed = True`` set on it, it
+    reads options and positionals in any order, so that ``check LEVEL --id 3
+    SOLUTION`` works (plain argparse gives up on the optional SOLUTION once
+    ``--id`` sits between it and LEVEL)."""
+
+    allow_intermixed = False
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if not self.allow_intermixed or self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Shortest solutions of Baba Is You levels (Keke AI Competition rules).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(
+        dest="command", metavar="COMMAND", parser_class=_SubcommandParser
+    )
+    for setup in COMMANDS:
+        setup(subparsers)
+    return parser
+
+
+def _error(message: str) -> None:
+    message = " ".join(str(message).splitlines())
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+
+
+def _os_error_message(e: OSError) -> str:
+    if e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    return str(e) or type(e).__name__
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the exit flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _tolerate_narrow_encodings() -> None:
+    """Arrows and other non-ASCII output must not crash on a terminal whose
+    encoding lacks them: escape what cannot be encoded instead."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
+        if encoding.startswith("utf"):
+            continue
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``baba`` command line; returns the exit status."""
+    _tolerate_narrow_encodings()
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # usage error (2), or --help / --version (0)
+        code = e.code
+        if code is None:
+            return 0
+        return code if isinstance(code, int) else EXIT_ERROR
+    run = getattr(args, "run", None)
+    if run is None:
+        parser.print_usage(sys.stderr)
+        _error("choose a command")
+        return EXIT_ERROR
+    try:
+        return int(run(args) or 0)
+    except BabaError as e:
+        _error(str(e))
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader went away (e.g. `baba ... | head`): stop quietly.
+        _silence_stdout()
+        return 1
+    except OSError as e:
+        _error(_os_error_message(e))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+if __name__ == "__main__":
+    sys.exit(main())

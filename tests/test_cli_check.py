@@ -1,0 +1,195 @@
+"""`baba check`: replaying solutions given inline, from solution.txt or from a Keke set."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from babasolver import cli
+
+# Baba walks down into the IS of BABA IS YOU and pushes it out of the rule:
+# after "rdd" nothing is YOU any more (dead). The level has no WIN at all.
+BREAKABLE_TILES = "b Baba\nB Baba text\nI is text\nY you text\n. empty\n"
+BREAKABLE_CONTENT = "b..\n...\nBIY\n...\n"
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, out, err):
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1, err
+    assert lines[0].startswith("baba: error: ")
+
+
+@pytest.fixture
+def level00(repo_root, tmp_path) -> Path:
+    target = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", target, ignore=shutil.ignore_patterns("solution.txt"))
+    for p in target.iterdir():
+        p.chmod(0o644)
+    return target
+
+
+@pytest.mark.parametrize("solution", ["8→", "rrrrrrrr", "RRRRRRRR", "8r", "> > > > > > > >"])
+def test_check_wins(capsys, repo_root, solution):
+    code, out, err = run(capsys, "check", repo_root / "levels" / "00", solution)
+    assert code == 0
+    assert err == ""
+    assert "wins at step 8 of 8" in out.splitlines()
+
+
+def test_check_wins_before_the_end(capsys, repo_root):
+    code, out, _ = run(capsys, "check", repo_root / "levels" / "00", "8→ 2←")
+    assert code == 0
+    assert "wins at step 8 of 10" in out.splitlines()
+
+
+def test_check_does_not_win(capsys, repo_root):
+    code, out, err = run(capsys, "check", repo_root / "levels" / "00", "rrr")
+    assert code == 1
+    assert err == ""
+    assert "does not win (3 steps played; dead: no)" in out.splitlines()
+
+
+def test_check_dead(capsys, tmp_path):
+    folder = tmp_path / "breakable"
+    folder.mkdir()
+    (folder / "tiles.txt").write_text(BREAKABLE_TILES, encoding="utf-8")
+    (folder / "content.txt").write_text(BREAKABLE_CONTENT, encoding="utf-8")
+    code, out, _ = run(capsys, "check", folder, "rdd")
+    assert code == 1
+    assert "does not win (3 steps played; dead: yes)" in out.splitlines()
+
+
+def test_check_empty_solution(capsys, repo_root):
+    code, out, _ = run(capsys, "check", repo_root / "levels" / "00", "")
+    assert code == 1
+    assert "does not win (0 steps played; dead: no)" in out.splitlines()
+
+
+def test_check_reads_solution_file(capsys, level00):
+    (level00 / "solution.txt").write_text("8→\n", encoding="utf-8")
+    code, out, _ = run(capsys, "check", level00)
+    assert code == 0
+    assert str(level00 / "solution.txt") in out
+    assert "wins at step 8 of 8" in out.splitlines()
+
+
+def test_check_after_solve(capsys, level00):
+    assert cli.main(["solve", str(level00)]) == 0
+    capsys.readouterr()
+    code, out, _ = run(capsys, "check", level00)
+    assert code == 0
+    assert "wins at step 8 of 8" in out
+
+
+def test_check_missing_solution_file(capsys, level00):
+    code, out, err = run(capsys, "check", level00)
+    assert_one_line_error(code, out, err)
+    assert "solution.txt" in err
+    assert out == ""
+
+
+def test_check_bad_solution_file(capsys, level00):
+    (level00 / "solution.txt").write_text("3→ 2x\n", encoding="utf-8")
+    code, out, err = run(capsys, "check", level00)
+    assert_one_line_error(code, out, err)
+    assert str(level00 / "solution.txt") in err
+    assert "position 5" in err
+
+
+def test_check_bad_letter(capsys, repo_root):
+    code, out, err = run(capsys, "check", repo_root / "levels" / "00", "rrxr")
+    assert_one_line_error(code, out, err)
+    assert "'x' at position 3" in err
+    assert out == ""
+
+
+def test_check_json(capsys, repo_root):
+    code, out, _ = run(capsys, "check", repo_root / "levels" / "00", "8→ 1←", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data == {
+        "level": "00",
+        "source": "argument",
+        "solution": {"arrows": "8→ 1←", "keke": "rrrrrrrrl", "moves": 9},
+        "won": True,
+        "win_step": 8,
+        "played": 8,
+        "dead": False,
+    }
+
+
+def test_check_json_not_winning(capsys, repo_root):
+    code, out, _ = run(capsys, "check", repo_root / "levels" / "00", "ll", "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["won"] is False
+    assert data["win_step"] is None
+    assert data["played"] == 2
+    assert data["dead"] is False
+
+
+def test_check_keke_stored_solution(capsys, keke_sets):
+    code, out, _ = run(capsys, "check", keke_sets["demo"], "--id", "1")
+    assert code == 0
+    assert "from stored solution" in out
+    assert out.splitlines()[-1].startswith("wins at step ")
+
+
+def test_check_keke_given_solution(capsys, keke_sets):
+    # solve it, then check what the solver found
+    code, out, _ = run(capsys, "solve", keke_sets["test"], "--id", "0", "--json")
+    assert code == 0
+    keke = json.loads(out)["solution"]["keke"]
+    code, out, _ = run(capsys, "check", keke_sets["test"], "--id", "0", keke)
+    assert code == 0
+    assert f"wins at step {len(keke)} of {len(keke)}" in out
+
+
+def test_check_keke_set_without_id(capsys, keke_sets):
+    code, out, err = run(capsys, "check", keke_sets["demo"], "rrr")
+    assert_one_line_error(code, out, err)
+    assert "--id" in err
+
+
+def test_check_unknown_id(capsys, keke_sets):
+    code, out, err = run(capsys, "check", keke_sets["demo"], "--id", "nope", "rrr")
+    assert_one_line_error(code, out, err)
+    assert "no level with id 'nope'" in err
+
+
+def test_check_missing_path(capsys, tmp_path):
+    code, out, err = run(capsys, "check", tmp_path / "nowhere", "rrr")
+    assert_one_line_error(code, out, err)
+    assert "nowhere" in err
+
+
+def test_check_subprocess(repo_root):
+    level = str(repo_root / "levels" / "00")
+    good = subprocess.run(
+        [sys.executable, "-m", "babasolver", "check", level, "8→"],
+        capture_output=True, text=True, encoding="utf-8",
+    )
+    assert good.returncode == 0, good.stderr
+    assert "wins at step 8 of 8" in good.stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "babasolver", "check", level, "8q"],
+        capture_output=True, text=True, encoding="utf-8",
+    )
+    assert bad.returncode == 2
+    assert bad.stdout == ""
+    assert bad.stderr.count("\n") == 1 and bad.stderr.startswith("baba: error: ")
+    assert "position 2" in bad.stderr
+    assert "Traceback" not in bad.stderr

@@ -1,0 +1,367 @@
+"""`baba solve`: one level, --json, --all, limits, Ctrl-C and bad input."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from babasolver import cli
+from babasolver.game import replay
+from babasolver.level import read_folder
+from babasolver.notation import parse_solution
+
+STATS_KEYS = {
+    "expanded", "generated", "unique", "dead_ends", "depth", "peak_frontier",
+    "elapsed", "memory_bytes", "states_per_second",
+}
+
+# Baba is boxed in below a wall row (WALL IS STOP); the flag is walled off in
+# the corner and every text is out of reach: provably unsolvable, few states.
+UNSOLVABLE_TILES = """\
+B Baba text
+I is text
+Y you text
+W wall text
+S stop text
+F flag text
+! win text
+b Baba
+f flag
+w wall
+. empty
+"""
+UNSOLVABLE_CONTENT = """\
+BIY.
+WIS.
+FI!.
+wwww
+b.wf
+..ww
+"""
+
+
+def run(capsys, *argv):
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, out, err):
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1, err
+    assert lines[0].startswith("baba: error: ")
+
+
+def copy_level(repo_root: Path, name: str, dest: Path) -> Path:
+    target = dest / name
+    shutil.copytree(repo_root / "levels" / name, target, ignore=shutil.ignore_patterns("solution.txt"))
+    for p in target.iterdir():
+        p.chmod(0o644)
+    return target
+
+
+def make_folder(dest: Path, tiles_txt: str, content_txt: str) -> Path:
+    dest.mkdir(parents=True)
+    (dest / "tiles.txt").write_text(tiles_txt, encoding="utf-8")
+    (dest / "content.txt").write_text(content_txt, encoding="utf-8")
+    return dest
+
+
+@pytest.fixture
+def unsolvable(tmp_path) -> Path:
+    return make_folder(tmp_path / "boxed", UNSOLVABLE_TILES, UNSOLVABLE_CONTENT)
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self):
+        return True
+
+
+def field(out: str, label: str) -> str:
+    for line in out.splitlines():
+        if line.startswith(label + ":"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"no {label!r} line in:\n{out}")
+
+
+# ---- one level
+
+
+def test_solve_level_00(capsys, repo_root, tmp_path):
+    folder = copy_level(repo_root, "00", tmp_path)
+    code, out, err = run(capsys, "solve", folder)
+    assert code == 0
+    assert err == ""  # no progress line when stderr is not a terminal
+    assert field(out, "solution") == "8→"
+    assert field(out, "keke") == "rrrrrrrr"
+    assert field(out, "status").startswith("solved")
+    assert field(out, "depth") == "8"
+    for label in ("expanded", "generated", "unique", "dead ends", "peak frontier", "time", "states/s"):
+        field(out, label)
+    assert (folder / "solution.txt").read_text(encoding="utf-8") == "8→\n"
+    # written atomically: no temporary file left behind
+    assert sorted(p.name for p in folder.iterdir()) == ["content.txt", "solution.txt", "tiles.txt"]
+
+
+def test_solve_replaces_stale_solution(capsys, repo_root, tmp_path):
+    folder = copy_level(repo_root, "00", tmp_path)
+    (folder / "solution.txt").write_text("1← 1→\n", encoding="utf-8")
+    code, _, _ = run(capsys, "solve", folder)
+    assert code == 0
+    assert (folder / "solution.txt").read_text(encoding="utf-8") == "8→\n"
+
+
+def test_solve_level_01_with_progress_line(capsys, monkeypatch, repo_root, tmp_path):
+    folder = copy_level(repo_root, "01", tmp_path)
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code = cli.main(["solve", str(folder)])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    moves = parse_solution(field(out, "solution"))
+    assert len(moves) == 20
+    assert field(out, "keke") == "".join("udlrs"[a] for a in moves)
+    written = (folder / "solution.txt").read_text(encoding="utf-8")
+    assert parse_solution(written) == moves
+    assert replay(read_folder(folder), moves) == 20
+    # the live line (it takes well over the 0.5 s refresh) is cleared at the end
+    progress = terminal.getvalue()
+    assert "\r" in progress and "unique states" in progress and "states/s" in progress
+    assert progress.endswith("\r\x1b[K")
+    assert "\r" not in out
+
+
+def test_solve_unsolvable(capsys, unsolvable):
+    (unsolvable / "solution.txt").write_text("8→\n", encoding="utf-8")  # stale
+    code, out, err = run(capsys, "solve", unsolvable)
+    assert code == 1
+    assert err == ""
+    assert field(out, "status").startswith("unsolvable")
+    assert field(out, "solution") == "none"
+    assert not (unsolvable / "solution.txt").exists()
+
+
+def test_solve_state_limit(capsys, repo_root, tmp_path):
+    folder = copy_level(repo_root, "00", tmp_path)
+    (folder / "solution.txt").write_text("8→\n", encoding="utf-8")
+    code, out, _ = run(capsys, "solve", folder, "--max-states", "5")
+    assert code == 1
+    assert field(out, "status").startswith("state limit hit (--max-states 5)")
+    assert "may still be solvable" in out
+    assert not (folder / "solution.txt").exists()
+
+
+def test_solve_time_limit(capsys, repo_root, tmp_path):
+    folder = copy_level(repo_root, "01", tmp_path)
+    code, out, _ = run(capsys, "solve", folder, "--timeout", "0.05")
+    assert code == 1
+    assert field(out, "status").startswith("time limit hit (--timeout 0.05)")
+    assert not (folder / "solution.txt").exists()
+
+
+def test_solve_interrupted(capsys, monkeypatch, repo_root, tmp_path):
+    """Ctrl-C while searching: the solver stops, the counters so far are printed, exit 130."""
+    folder = copy_level(repo_root, "01", tmp_path)
+
+    def ctrl_c(stats):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(cli, "_progress_text", ctrl_c)  # called from the progress callback
+    monkeypatch.setattr(sys, "stderr", FakeTerminal())
+    code = cli.main(["solve", str(folder)])
+    out, _ = capsys.readouterr()
+    assert code == 130
+    assert field(out, "status").startswith("interrupted")
+    assert int(field(out, "unique").replace(",", "")) > 0
+    assert not (folder / "solution.txt").exists()
+
+
+# ---- --json
+
+
+def test_solve_json(capsys, repo_root, tmp_path):
+    folder = copy_level(repo_root, "00", tmp_path)
+    code, out, _ = run(capsys, "solve", folder, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"level", "status", "solution", "stats"}
+    assert data["level"] == "00"
+    assert data["status"] == "solved"
+    assert data["solution"] == {"arrows": "8→", "keke": "rrrrrrrr", "moves": 8}
+    assert set(data["stats"]) == STATS_KEYS
+    assert data["stats"]["depth"] == 8
+    assert data["stats"]["unique"] > 0
+    assert (folder / "solution.txt").read_text(encoding="utf-8") == "8→\n"
+
+
+def test_solve_json_unsolvable(capsys, unsolvable):
+    code, out, _ = run(capsys, "solve", unsolvable, "--json")
+    assert code == 1
+    data = json.loads(out)
+    assert data["status"] == "unsolvable"
+    assert data["solution"] is None
+    assert set(data["stats"]) == STATS_KEYS
+
+
+def test_solve_keke_level_json(capsys, keke_sets):
+    code, out, _ = run(capsys, "solve", keke_sets["demo"], "--id", "1", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["level"].startswith("demo_LEVELS#1")
+    assert data["solution"]["moves"] == len(data["solution"]["keke"])
+
+
+def test_solve_subprocess(repo_root, tmp_path):
+    folder = copy_level(repo_root, "00", tmp_path)
+    proc = subprocess.run(
+        [sys.executable, "-m", "babasolver", "solve", str(folder), "--json"],
+        capture_output=True, text=True, encoding="utf-8",
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert json.loads(proc.stdout)["solution"]["arrows"] == "8→"
+    assert (folder / "solution.txt").read_text(encoding="utf-8") == "8→\n"
+
+
+# ---- --all
+
+
+def table_rows(out: str):
+    lines = out.splitlines()
+    assert lines[0].split() == ["id", "status", "moves", "states", "time"]
+    return {line.split()[0]: line for line in lines[1:] if not line.startswith("total:")}
+
+
+def test_solve_all_folders(capsys, repo_root, tmp_path, unsolvable):
+    root = tmp_path
+    level00 = copy_level(repo_root, "00", root / "set")
+    nested = root / "set" / "nested"
+    nested.mkdir()
+    boxed = Path(shutil.move(str(unsolvable), str(nested / "boxed")))
+    (boxed / "solution.txt").write_text("stale\n", encoding="utf-8")
+    code, out, err = run(capsys, "solve", root / "set", "--all")
+    assert code == 1  # one level is not solved
+    assert err == ""
+    rows = table_rows(out)
+    assert list(rows) == ["00", "nested/boxed"]
+    assert rows["00"].split()[1:3] == ["solved", "8"]
+    assert rows["nested/boxed"].split()[1:3] == ["unsolvable", "-"]
+    total = out.splitlines()[-1]
+    assert total.startswith("total: 2 levels: 1 solved, 1 unsolvable;")
+    assert (level00 / "solution.txt").read_text(encoding="utf-8") == "8→\n"
+    assert not (boxed / "solution.txt").exists()
+
+
+def test_solve_all_all_solved(capsys, repo_root, tmp_path):
+    copy_level(repo_root, "00", tmp_path / "a")
+    copy_level(repo_root, "00", tmp_path / "b")
+    code, out, _ = run(capsys, "solve", tmp_path, "--all", "--timeout", "5")
+    assert code == 0
+    assert list(table_rows(out)) == ["a/00", "b/00"]
+    assert out.splitlines()[-1].startswith("total: 2 levels: 2 solved;")
+
+
+def test_solve_all_json(capsys, repo_root, tmp_path, unsolvable):
+    copy_level(repo_root, "00", tmp_path)
+    code, out, _ = run(capsys, "solve", tmp_path, "--all", "--json")
+    assert code == 1
+    records = json.loads(out)
+    assert [(r["id"], r["status"]) for r in records] == [("00", "solved"), ("boxed", "unsolvable")]
+    assert records[0]["solution"]["arrows"] == "8→"
+    assert records[1]["solution"] is None
+    assert all(set(r["stats"]) == STATS_KEYS for r in records)
+
+
+def test_solve_all_keke_set(capsys, keke_sets):
+    code, out, _ = run(capsys, "solve", keke_sets["test"], "--all")
+    assert code == 0
+    rows = table_rows(out)
+    assert list(rows) == ["0", "1", "2"]
+    assert all(row.split()[1] == "solved" for row in rows.values())
+    assert out.splitlines()[-1].startswith("total: 3 levels: 3 solved;")
+
+
+def test_solve_all_bad_level_reported(capsys, repo_root, tmp_path):
+    copy_level(repo_root, "00", tmp_path)
+    make_folder(tmp_path / "zz_bad", "b Bob\n", "b\n")
+    code, out, err = run(capsys, "solve", tmp_path, "--all")
+    assert code == 2
+    rows = table_rows(out)
+    assert rows["00"].split()[1] == "solved"
+    assert rows["zz_bad"].split()[1] == "error"
+    assert err.count("\n") == 1 and "unknown tile name 'Bob'" in err
+    assert "Traceback" not in err
+
+
+# ---- bad input
+
+
+def test_solve_level_without_you_text(capsys, tmp_path):
+    folder = make_folder(tmp_path / "noyou", "b Baba\nB Baba text\nI is text\n. empty\n", "BI.\n..b\n")
+    (folder / "solution.txt").write_text("1→\n", encoding="utf-8")
+    code, out, err = run(capsys, "solve", folder)
+    assert_one_line_error(code, out, err)
+    assert "no 'you' text" in err
+    assert out == ""
+    assert not (folder / "solution.txt").exists()
+
+
+@pytest.mark.parametrize("extra", [[], ["--all"]])
+def test_solve_missing_path(capsys, tmp_path, extra):
+    code, out, err = run(capsys, "solve", tmp_path / "nowhere", *extra)
+    assert_one_line_error(code, out, err)
+    assert "nowhere" in err
+
+
+def test_solve_unknown_id(capsys, keke_sets):
+    code, out, err = run(capsys, "solve", keke_sets["demo"], "--id", "999")
+    assert_one_line_error(code, out, err)
+    assert "no level with id '999'" in err
+
+
+def test_solve_set_without_id(capsys, keke_sets):
+    code, out, err = run(capsys, "solve", keke_sets["demo"])
+    assert_one_line_error(code, out, err)
+    assert "--id" in err
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--timeout", "0"], "--timeout must be positive"),
+        (["--max-states", "0"], "--max-states must be at least 1"),
+        (["--all", "--id", "1"], "--id selects one level"),
+    ],
+)
+def test_solve_bad_options(capsys, repo_root, tmp_path, argv, message):
+    folder = copy_level(repo_root, "00", tmp_path)
+    code, out, err = run(capsys, "solve", folder, *argv)
+    assert_one_line_error(code, out, err)
+    assert message in err
+    assert not (folder / "solution.txt").exists()
+
+
+def test_solve_all_empty_folder(capsys, tmp_path):
+    code, out, err = run(capsys, "solve", tmp_path, "--all")
+    assert_one_line_error(code, out, err)
+    assert "no level folders" in err
+
+
+def test_solve_subprocess_error(tmp_path):
+    folder = make_folder(tmp_path / "noyou", "b Baba\n. empty\n", "b.\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "babasolver", "solve", str(folder)],
+        capture_output=True, text=True, encoding="utf-8",
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("baba: error: ")
+    assert "Traceback" not in proc.stderr
