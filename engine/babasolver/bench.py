@@ -286,10 +286,7 @@ def run_level(
     if not samples or samples[-1][0] != stats.unique or samples[-1][1] != stats.generated:
         samples.append((stats.unique, stats.generated, stats.elapsed))
 
-    if result.status == STATE_LIMIT and stats.unique < max_states:
-        # The solver reports a MemoryError inside its loop as "state limit";
-        # below the state cap it can only have been memory.
-        outcome.status = MEMORY_LIMIT
+    if result.status == MEMORY_LIMIT:
         outcome.note = f"out of memory at {stats.unique:,} states"
     if result.status == SOLVED:
         outcome.solution = list(result.solution or [])

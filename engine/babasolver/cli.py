@@ -278,6 +278,7 @@ _SOLVE_EXIT = {
     "unsolvable": 1,
     "state limit": 1,
     "time limit": 1,
+    "memory limit": 1,
     "interrupted": EXIT_INTERRUPTED,
 }
 
@@ -294,6 +295,11 @@ def _status_line(result: Any, max_states: int, timeout: Optional[float]) -> str:
     if status == solver.LIMIT_STATES:
         return (
             f"state limit hit (--max-states {max_states}): no solution within "
+            f"{_count(result.stats.unique)} states; the level may still be solvable"
+        )
+    if status == solver.LIMIT_MEMORY:
+        return (
+            f"memory limit hit: the visited table could not grow past "
             f"{_count(result.stats.unique)} states; the level may still be solvable"
         )
     if status == solver.LIMIT_TIME:

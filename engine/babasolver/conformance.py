@@ -63,9 +63,10 @@ REFERENCE_DEFECT_LEVELS: Dict[str, Dict[str, str]] = {
             "the keke and two goops from its object list (RULES.md: defect not copied)"
         ),
         "136": (
-            "turn 14: grass that is YOU and SINK destroys itself; the reference's "
-            "bookkeeping leaves a flag and a rock moving invisibly, and the win is "
-            "that flag on that rock (RULES.md: defect not copied)"
+            "turn 30 (u): the reference reads 'is' texts in the order they had at "
+            "load, not in their current reading order, so it finds 'flag is you' "
+            "before 'love is you' and moves the flag first (blocked by an unmoved "
+            "love); by RULES.md the loves move first and the flag follows"
         ),
     }
 }

@@ -17,6 +17,7 @@ SOLVED = "solved"
 UNSOLVABLE = "unsolvable"          # frontier exhausted: no solution exists
 LIMIT_STATES = "state limit"
 LIMIT_TIME = "time limit"
+LIMIT_MEMORY = "memory limit"      # the visited table could not grow
 INTERRUPTED = "interrupted"
 
 DEFAULT_MAX_STATES = 50_000_000    # about 2-3 GB of visited table at most
@@ -117,5 +118,5 @@ def solve(
     except KeyboardInterrupt:
         return finish(INTERRUPTED)
     except MemoryError:
-        return finish(LIMIT_STATES)
+        return finish(LIMIT_MEMORY)
     return finish(UNSOLVABLE)

@@ -1,0 +1,76 @@
+"""The breadth-first driver: shortest solutions, verdicts and limits."""
+from __future__ import annotations
+
+import pytest
+
+from babasolver import solver
+from babasolver.game import replay
+from babasolver.level import load_level, read_keke_set
+
+from util import make_level
+
+# Baba can walk, but the flag sits behind a wall that is STOP, and no text
+# can be reached to break that rule: every reachable state loses.
+WALLED_OFF = ["B12..w.", "F13..w.", "W16..wf", "..b..w."]
+
+
+def test_seed_level_00_solves_in_eight_moves(repo_root):
+    result = solver.solve(load_level(repo_root / "levels" / "00"))
+    assert result.status == solver.SOLVED
+    assert result.solution == [3] * 8
+    stats = result.stats
+    assert stats.depth == 8
+    assert 1 <= stats.expanded <= stats.unique <= stats.generated + 1
+    assert stats.elapsed > 0 and stats.memory_bytes > 0
+
+
+def test_seed_level_01_solves_optimally_in_twenty_moves(repo_root):
+    level = load_level(repo_root / "levels" / "01")
+    result = solver.solve(level)
+    assert result.status == solver.SOLVED
+    assert len(result.solution) == 20
+    assert replay(level, result.solution) == 20
+
+
+def test_walled_off_flag_is_proven_unsolvable():
+    result = solver.solve(make_level(WALLED_OFF))
+    assert result.status == solver.UNSOLVABLE
+    assert result.solution is None
+    assert result.stats.unique > 1
+
+
+def test_level_without_you_is_a_dead_root():
+    result = solver.solve(make_level(["F13.", "b.f."]))
+    assert result.status == solver.UNSOLVABLE
+    assert result.stats.expanded == 0
+
+
+def test_state_limit_is_reported(repo_root):
+    result = solver.solve(load_level(repo_root / "levels" / "01"), max_states=5000)
+    assert result.status == solver.LIMIT_STATES
+    assert result.solution is None
+    assert result.stats.unique >= 5000
+
+
+def test_time_limit_is_reported(repo_root):
+    result = solver.solve(load_level(repo_root / "levels" / "01"), timeout=0.0)
+    assert result.status == solver.LIMIT_TIME
+
+
+def test_progress_receives_counters(repo_root):
+    seen = []
+    solver.solve(load_level(repo_root / "levels" / "01"), progress=seen.append, progress_every=0.0)
+    assert seen and all(stats.unique > 0 for stats in seen)
+
+
+@pytest.mark.parametrize("set_name", ["demo", "test"])
+def test_keke_solutions_win_and_are_no_longer_than_the_reference(keke_sets, set_name):
+    solved = 0
+    for keke in read_keke_set(keke_sets[set_name]):
+        result = solver.solve(keke.level, max_states=1_000_000, timeout=30)
+        if result.status != solver.SOLVED:
+            continue
+        solved += 1
+        assert replay(keke.level, result.solution) == len(result.solution), keke.id
+        assert len(result.solution) <= len(keke.solution), keke.id
+    assert solved > 0
