@@ -14,6 +14,7 @@ from babasolver.game import replay
 from babasolver.level import read_keke_set
 from babasolver.notation import parse_solution
 from babasolver.solver import SearchResult, SearchStats
+from util import assert_one_line_error
 
 SMALL = ["--timeout", "5", "--max-states", "200000"]
 COMPETITION_FIELDS = {"id", "won_level", "solution", "time", "iterations", "unique_states", "moves"}
@@ -25,13 +26,9 @@ def run_main(capsys, *argv):
     return code, out, err
 
 
-def assert_one_line_error(code, out, err):
-    assert code == 2
+def assert_bench_error(code, out, err):
     assert out == ""
-    assert "Traceback" not in err
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("baba: error: ")
+    assert_one_line_error(code, out, err)
 
 
 def assert_counts_add_up(summary):

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from babasolver import cli
+from util import run_cli as run, assert_one_line_error
 
 # Baba walks down into the IS of BABA IS YOU and pushes it out of the rule:
 # after "rdd" nothing is YOU any more (dead). The level has no WIN at all.
@@ -18,18 +19,6 @@ BREAKABLE_TILES = "b Baba\nB Baba text\nI is text\nY you text\n. empty\n"
 BREAKABLE_CONTENT = "b..\n...\nBIY\n...\n"
 
 
-def run(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_one_line_error(code, out, err):
-    assert code == 2
-    assert "Traceback" not in err
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("baba: error: ")
 
 
 @pytest.fixture

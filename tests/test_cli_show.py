@@ -9,20 +9,9 @@ from pathlib import Path
 import pytest
 
 from babasolver import cli
+from util import run_cli as run, assert_one_line_error
 
 
-def run(capsys, *argv):
-    code = cli.main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_one_line_error(code, out, err):
-    assert code == 2
-    assert "Traceback" not in err
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("baba: error: ")
 
 
 def test_show_folder(capsys, repo_root):

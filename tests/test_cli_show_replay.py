@@ -9,24 +9,13 @@ import sys
 import pytest
 
 from babasolver import cli
+from util import run_cli as run, assert_one_line_error
 
 FACINGS = {"none", "up", "down", "left", "right"}
 ACTIONS = {"up", "down", "left", "right", "wait"}
 RULES_00 = ["baba is you", "flag is win", "wall is stop", "rock is push"]
 
 
-def run(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_one_line_error(code, out, err):
-    assert code == 2
-    assert "Traceback" not in err
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("baba: error: ")
 
 
 def frames(out: str):

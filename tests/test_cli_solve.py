@@ -15,6 +15,7 @@ from babasolver import cli
 from babasolver.game import replay
 from babasolver.level import read_folder
 from babasolver.notation import parse_solution
+from util import run_cli as run, assert_one_line_error
 
 STATS_KEYS = {
     "expanded", "generated", "unique", "dead_ends", "depth", "peak_frontier",
@@ -46,18 +47,6 @@ b.wf
 """
 
 
-def run(capsys, *argv):
-    code = cli.main([str(a) for a in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def assert_one_line_error(code, out, err):
-    assert code == 2
-    assert "Traceback" not in err
-    lines = err.strip("\n").split("\n")
-    assert len(lines) == 1, err
-    assert lines[0].startswith("baba: error: ")
 
 
 def copy_level(repo_root: Path, name: str, dest: Path) -> Path:

@@ -37,6 +37,8 @@ __all__ = [
     "where",
     "rule_words",
     "T",
+    "run_cli",
+    "assert_one_line_error",
 ]
 
 T = tiles
@@ -97,3 +99,21 @@ def where(sim, char: str) -> List[Tuple[int, int, int]]:
 def rule_words(sim) -> List[str]:
     """The rules as words, e.g. ``["baba is you"]``, in the engine's order."""
     return [f"{tiles.WORDS[a]} is {tiles.WORDS[b]}" for a, b in sim.rules()]
+
+
+def run_cli(capsys, *argv):
+    """Run ``baba`` in-process: (exit code, stdout, stderr)."""
+    from babasolver import cli
+
+    code = cli.main([str(arg) for arg in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, out, err):
+    """Bad input: exit 2 and one ``baba: error:`` line, never a traceback."""
+    assert code == 2
+    assert "Traceback" not in err
+    lines = err.strip("\n").split("\n")
+    assert len(lines) == 1, err
+    assert lines[0].startswith("baba: error: ")

@@ -47,7 +47,7 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from .errors import BabaError
 from .game import replay
-from .level import CONTENT_FILE, TILES_FILE, Level, read_folder, read_keke_set
+from .level import Level, find_level_folders, read_folder, read_keke_set
 from .notation import parse_solution, to_keke
 from .solver import solve
 
@@ -131,16 +131,6 @@ class LevelTask:
             return None
 
 
-def _level_folders(root: Path) -> List[Path]:
-    """Every folder at or below ``root`` holding tiles.txt and content.txt, sorted."""
-    found: List[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        if TILES_FILE in filenames and CONTENT_FILE in filenames:
-            found.append(Path(dirpath))
-    return found
-
-
 def load_tasks(path: "os.PathLike[str] | str") -> List[LevelTask]:
     """The levels of a Keke JSON set or of the level folders under a folder.
 
@@ -150,14 +140,10 @@ def load_tasks(path: "os.PathLike[str] | str") -> List[LevelTask]:
     if not p.exists():
         raise BabaError(f"{p}: no such level set or folder")
     if p.is_dir():
-        folders = _level_folders(p)
+        folders = find_level_folders(p)
         if not folders:
             raise BabaError(f"{p}: no level folders (with tiles.txt and content.txt) in this folder")
-        tasks = []
-        for folder in folders:
-            rel = folder.relative_to(p).as_posix()
-            level_id = folder.resolve().name if rel == "." else rel
-            tasks.append(LevelTask(level_id, read_folder(folder), None))
+        tasks = [LevelTask(level_id, read_folder(folder), None) for level_id, folder in folders]
         return tasks
     if p.suffix.lower() != ".json":
         raise BabaError(f"{p}: not a level set: expected a Keke .json level set or a folder of level folders")

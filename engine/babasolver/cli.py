@@ -42,6 +42,7 @@ from .level import (
     TILES_FILE,
     KekeLevel,
     Level,
+    find_level_folders,
     keke_ids,
     load_level,
     read_folder,
@@ -445,18 +446,8 @@ class _Task:
 
 
 def _folder_tasks(root: Path) -> List[_Task]:
-    found: List[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        if TILES_FILE in filenames and CONTENT_FILE in filenames:
-            found.append(Path(dirpath))
-    found.sort(key=lambda p: p.relative_to(root).parts)
-    tasks = []
-    for folder in found:
-        rel = folder.relative_to(root)
-        lid = rel.as_posix() if rel.parts else (root.resolve().name or str(root))
-        tasks.append(_Task(lid, lambda folder=folder: read_folder(folder), folder))
-    return tasks
+    return [_Task(level_id, lambda folder=folder: read_folder(folder), folder)
+            for level_id, folder in find_level_folders(root)]
 
 
 def _set_tasks(path: Path) -> List[_Task]:

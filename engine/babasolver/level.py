@@ -212,6 +212,25 @@ def _read_tiles_file(path: Path) -> Dict[str, int]:
     return declared
 
 
+def find_level_folders(root: PathLike) -> List[Tuple[str, Path]]:
+    """Every level folder at or below ``root`` (one holding tiles.txt and
+    content.txt), as ``(id, folder)`` sorted by path. The id is the folder's
+    path relative to ``root``, or the name of ``root`` when it is a level."""
+    root = Path(root)
+    found: List[Path] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        if TILES_FILE in filenames and CONTENT_FILE in filenames:
+            found.append(Path(dirpath))
+    found.sort(key=lambda folder: folder.relative_to(root).parts)
+    levels = []
+    for folder in found:
+        relative = folder.relative_to(root)
+        level_id = relative.as_posix() if relative.parts else (root.resolve().name or str(root))
+        levels.append((level_id, folder))
+    return levels
+
+
 def read_folder(path: PathLike) -> Level:
     """Read a level folder in the seed format (``tiles.txt`` + ``content.txt``).
 
