@@ -10,8 +10,10 @@ from babasolver._tiles cimport *
 cdef extern from *:
     """
     static inline int core_ctz(uint64_t x) { return __builtin_ctzll(x); }
+    static inline void core_prefetch(const void* p) { __builtin_prefetch(p); }
     """
     int core_ctz(uint64_t x) nogil
+    void core_prefetch(const void* p) nogil
 
 
 # ---------------------------------------------------------------- facing --
@@ -932,9 +934,18 @@ cdef class StateStore:
         return hash_bytes(self.arena + self.offsets[index],
                           <int>(self.offsets[index + 1] - self.offsets[index])) & self.hash_mask
 
+    cdef inline uint64_t hash_record(self, const uint8_t* record, int length) noexcept nogil:
+        return hash_bytes(record, length) & self.hash_mask
+
+    cdef inline void prefetch(self, uint64_t h) noexcept nogil:
+        core_prefetch(&self.slots[h & self.slot_mask])
+
     cdef int64_t insert(self, const uint8_t* record, int length, uint32_t parent, uint8_t action) noexcept nogil:
+        return self.insert_hashed(record, length, self.hash_record(record, length), parent, action)
+
+    cdef int64_t insert_hashed(self, const uint8_t* record, int length, uint64_t h,
+                               uint32_t parent, uint8_t action) noexcept nogil:
         """Index of a new state, -1 if it was already there, -2 if out of memory."""
-        cdef uint64_t h = hash_bytes(record, length) & self.hash_mask
         cdef size_t slot = h & self.slot_mask
         # The slot keeps a few high hash bits beside the index, so most
         # probes reject a stranger without touching the arena.
@@ -1031,6 +1042,11 @@ cdef class Expander:
     cdef Props props
     cdef Props next_props
     cdef uint8_t* record
+    cdef uint8_t* pending           # the previous child, inserted one step late
+    cdef int pending_length
+    cdef uint64_t pending_hash
+    cdef uint32_t pending_parent
+    cdef uint8_t pending_action
     cdef uint32_t* parent_keys
     cdef uint32_t* parent_facings
     cdef uint32_t* toggles
@@ -1045,10 +1061,12 @@ cdef class Expander:
         self.store = store
         self.work = _Workspace(level)
         self.record = <uint8_t*>malloc(MAX_RECORD)
+        self.pending = <uint8_t*>malloc(MAX_RECORD)
+        self.pending_length = -1
         self.parent_keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.parent_facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.toggles = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
-        if not (self.record and self.parent_keys and self.parent_facings and self.toggles):
+        if not (self.record and self.pending and self.parent_keys and self.parent_facings and self.toggles):
             raise MemoryError()
         self.incremental = True
         # Wait only matters when something can move by itself.
@@ -1059,6 +1077,7 @@ cdef class Expander:
 
     def __dealloc__(self):
         free(self.record)
+        free(self.pending)
         free(self.parent_keys)
         free(self.parent_facings)
         free(self.toggles)
@@ -1120,22 +1139,17 @@ cdef class Expander:
                 text_moved = play_turn(geo, &self.work.board, scratch, &self.props, &self.next_props,
                                        action, scratch.player_cells, scratch.player_tiles, n_players)
                 self.generated += 1
-                if text_moved or scratch.destroyed or index == 0 or not self.incremental:
-                    # Rules, objects or (at the root) a standing YOU-on-WIN
-                    # may have changed anywhere: look at the whole board.
-                    length = pack_board(geo, &self.work.board, self.level.initial,
-                                        &self.next_props if text_moved else &self.props,
-                                        self.record, &flags)
+                if text_moved or scratch.destroyed or index == 0:
+                    # New rules, lost objects or (at the root) a standing
+                    # YOU-on-WIN can decide the turn anywhere on the board.
+                    flags = assess(geo, &self.work.board,
+                                   &self.next_props if text_moved else &self.props)
+                elif won_in_changed_cells(&self.work.board, scratch, &self.props):
+                    # Otherwise the parent neither won nor was dead, so only
+                    # a cell the turn changed can win, and nothing can die.
+                    flags = TURN_WON
                 else:
-                    # Same rules, nothing destroyed, and the parent neither
-                    # won nor was dead: only a changed cell can win.
-                    if won_in_changed_cells(&self.work.board, scratch, &self.props):
-                        flags = TURN_WON
-                    else:
-                        flags = 0
-                        length = pack_child(geo, &self.work.saved, &self.work.board, scratch,
-                                            self.parent_keys, n_keys, self.parent_facings, n_facings,
-                                            self.toggles, self.record)
+                    flags = 0
                 if flags & TURN_WON:
                     self.won_parent = <int64_t>index
                     self.won_action = action
@@ -1143,7 +1157,31 @@ cdef class Expander:
                 if flags & TURN_DEAD:
                     self.dead_ends += 1
                     continue
-                child = self.store.insert(self.record, length, <uint32_t>index, <uint8_t>action)
-                if child == -2:
+                if (text_moved and self.next_props.n_transforms) or not self.incremental:
+                    # A transformation may have changed cells anywhere.
+                    length = pack_board(geo, &self.work.board, self.level.initial, &NO_PROPS,
+                                        self.record, &flags)
+                else:
+                    length = pack_child(geo, &self.work.saved, &self.work.board, scratch,
+                                        self.parent_keys, n_keys, self.parent_facings, n_facings,
+                                        self.toggles, self.record)
+                # Insert the previous child now: its slot was prefetched while
+                # this one was played, which hides most of the cache miss.
+                if self.flush_pending() < 0:
                     return -1
-        return 0
+                self.pending_hash = self.store.hash_record(self.record, length)
+                self.store.prefetch(self.pending_hash)
+                self.record, self.pending = self.pending, self.record
+                self.pending_length = length
+                self.pending_parent = <uint32_t>index
+                self.pending_action = <uint8_t>action
+        return self.flush_pending()
+
+    cdef inline int flush_pending(self) noexcept nogil:
+        cdef int64_t child
+        if self.pending_length < 0:
+            return 0
+        child = self.store.insert_hashed(self.pending, self.pending_length, self.pending_hash,
+                                         self.pending_parent, self.pending_action)
+        self.pending_length = -1
+        return -1 if child == -2 else 0
