@@ -92,7 +92,7 @@ def children_by_single_steps(level, record, n_actions):
 def test_batch_expansion_agrees_with_single_steps(rows, seed):
     level = make_level(rows)
     _, records = random_walk(level, 25, seed)
-    core = CoreLevel(level.width, level.height, level.grid, True)
+    core = CoreLevel(level.width, level.height, level.grid, True, True)
     for record in records[::5]:
         expected = children_by_single_steps(level, record, 5)
         store = StateStore()

@@ -45,6 +45,7 @@ ctypedef struct Geometry:
     int stop
     int delta[N_DIRECTIONS]
     bint track_facing
+    uint64_t facing_mask    # tiles whose facing a state keeps: those that can become MOVE
     int n_kinds             # tiles this level can ever hold, numbered densely
     uint8_t kind_of_tile[64]
     uint8_t tile_of_kind[64]

@@ -5,7 +5,8 @@ class CoreLevel:
     level_width: int
     level_height: int
     has_move_text: bool
-    def __init__(self, width: int, height: int, grid: Sequence[int], track_facing: bool) -> None: ...
+    def __init__(self, width: int, height: int, grid: Sequence[int], track_facing: bool,
+                 all_facings: bool = ...) -> None: ...
     @property
     def track_facing(self) -> bool: ...
     @property

@@ -429,7 +429,7 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
     if geo.track_facing:
         last = 0
         for cell in range(geo.first, geo.stop):
-            bits = board.face0[cell] | board.face1[cell] | board.face2[cell]
+            bits = (board.face0[cell] | board.face1[cell] | board.face2[cell]) & geo.facing_mask
             while bits:
                 tile = core_ctz(bits)
                 bits &= bits - 1
@@ -556,7 +556,7 @@ cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child
             i += 1
         if j == n_cells:
             break
-        bits = child.face0[cell] | child.face1[cell] | child.face2[cell]
+        bits = (child.face0[cell] | child.face1[cell] | child.face2[cell]) & geo.facing_mask
         while bits:
             tile = core_ctz(bits)
             bits &= bits - 1
@@ -642,7 +642,7 @@ cdef class CoreLevel:
     cdef readonly int level_width, level_height
     cdef readonly bint has_move_text
 
-    def __cinit__(self, int width, int height, grid, bint track_facing):
+    def __cinit__(self, int width, int height, grid, bint track_facing, bint all_facings=False):
         cdef int x, y, cell, tile, pad = 0
         cdef int padded_width, padded_height
         cdef Board board
@@ -710,6 +710,14 @@ cdef class CoreLevel:
                 self.geo.n_kinds += 1
         if self.geo.n_kinds == 0:
             self.geo.n_kinds = 1
+        # Facing only matters for MOVE, which only nouns whose text is on the
+        # board can get; a state keeps no other facing (unless asked to).
+        self.geo.facing_mask = 0
+        for tile in range(N_TILES):
+            if possible & ((<uint64_t>1) << tile) and NOUN_TARGET[tile]:
+                self.geo.facing_mask |= (<uint64_t>1) << NOUN_TARGET[tile]
+        if all_facings:
+            self.geo.facing_mask = ~(<uint64_t>0)
         # The reference simulator reads the rules (and transforms) at load.
         board.grid = self.initial
         board.face0 = board.face1 = board.face2 = NULL
@@ -787,7 +795,7 @@ cdef class CoreSimulation:
     cdef readonly bint won, dead
 
     def __cinit__(self, int width, int height, grid):
-        self.level = CoreLevel(width, height, grid, True)
+        self.level = CoreLevel(width, height, grid, True, True)
         self.work = _Workspace(self.level)
         memcpy(self.work.board.grid, self.level.initial, self.level.geo.ncells * sizeof(uint64_t))
         self.props = self.level.initial_props

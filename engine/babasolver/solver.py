@@ -72,7 +72,7 @@ def solve(
     "interrupted"."""
     started = time.perf_counter()
     core_level = CoreLevel(level.width, level.height, level.grid, tiles.MOVE_TEXT in level.grid)
-    store = StateStore(min(max_states, 1 << 20))
+    store = StateStore(min(max_states, 1 << 16))
     expander = Expander(core_level, store)
     stats = SearchStats()
     expander.add_root()
