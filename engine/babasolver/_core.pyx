@@ -391,29 +391,20 @@ cdef inline int get_varint(const uint8_t* data, int pos, uint32_t* value) noexce
 
 
 cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
-                    const Props* props, uint8_t* out, int* flags) noexcept nogil:
-    """Pack a board and assess it in the same pass over the cells.
+                    uint8_t* out) noexcept nogil:
+    """Pack a board into state bytes.
 
     A state is the set of (cell, tile) pairs whose presence differs from the
     initial board, so nothing that never moves costs a byte. Each pair is a
     key cell * n_kinds + kind; the keys are written in increasing order as
     varint gaps, so equal boards give equal bytes. When MOVE can arise, the
-    nonzero facings follow the same way, as (key * 4 + facing - 1).
-    `flags` gets TURN_WON / TURN_DEAD as assess() would give them; packing
-    stops early on a win."""
+    nonzero facings follow the same way, as (key * 4 + facing - 1)."""
     cdef int cell, tile, count = 0, length = 3
-    cdef uint64_t contents, diff, bits
+    cdef uint64_t diff, bits
     cdef uint32_t key, last = 0
-    cdef bint alive = False
     cdef int n_kinds = geo.n_kinds
     for cell in range(geo.first, geo.stop):
-        contents = board.grid[cell]
-        if contents & (props.you | props.move):
-            alive = True
-            if contents & props.you and contents & props.win:
-                flags[0] = TURN_WON
-                return 0
-        diff = contents ^ initial[cell]
+        diff = board.grid[cell] ^ initial[cell]
         while diff:
             tile = core_ctz(diff)
             diff &= diff - 1
@@ -421,7 +412,6 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
             length = put_varint(out, length, key - last)
             last = key
             count += 1
-    flags[0] = 0 if alive else TURN_DEAD
     # The entry count leads, in three bytes, so the facing list can follow.
     out[0] = <uint8_t>(count & 0xFF)
     out[1] = <uint8_t>((count >> 8) & 0xFF)
@@ -438,30 +428,6 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
                 length = put_varint(out, length, key - last)
                 last = key
     return length
-
-
-cdef void unpack_board(const Geometry* geo, Board* board, const uint64_t* initial,
-                       const uint8_t* record, int length) noexcept nogil:
-    cdef int count = record[0] | (record[1] << 8) | (record[2] << 16)
-    cdef int pos = 3, i, entry
-    cdef uint32_t key = 0, gap
-    cdef int n_kinds = geo.n_kinds
-    memcpy(board.grid, initial, geo.ncells * sizeof(uint64_t))
-    for i in range(count):
-        pos = get_varint(record, pos, &gap)
-        key += gap
-        board.grid[key // n_kinds] ^= (<uint64_t>1) << geo.tile_of_kind[key % n_kinds]
-    if geo.track_facing:
-        memset(board.face0, 0, geo.ncells * sizeof(uint64_t))
-        memset(board.face1, 0, geo.ncells * sizeof(uint64_t))
-        memset(board.face2, 0, geo.ncells * sizeof(uint64_t))
-        key = 0
-        while pos < length:
-            pos = get_varint(record, pos, &gap)
-            key += gap
-            entry = key >> 2
-            set_facing(board, entry // n_kinds,
-                       (<uint64_t>1) << geo.tile_of_kind[entry % n_kinds], (key & 3) + 1)
 
 
 cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* n_keys,
@@ -483,6 +449,26 @@ cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* 
         facings[i] = key
         i += 1
     n_facings[0] = i
+
+
+cdef void board_from_keys(const Geometry* geo, Board* board, const uint64_t* initial,
+                          const uint32_t* keys, int n_keys,
+                          const uint32_t* facings, int n_facings) noexcept nogil:
+    """The board a decoded record describes."""
+    cdef int i
+    cdef uint32_t entry
+    cdef int n_kinds = geo.n_kinds
+    memcpy(board.grid, initial, geo.ncells * sizeof(uint64_t))
+    for i in range(n_keys):
+        board.grid[keys[i] // n_kinds] ^= (<uint64_t>1) << geo.tile_of_kind[keys[i] % n_kinds]
+    if geo.track_facing:
+        memset(board.face0, 0, geo.ncells * sizeof(uint64_t))
+        memset(board.face1, 0, geo.ncells * sizeof(uint64_t))
+        memset(board.face2, 0, geo.ncells * sizeof(uint64_t))
+        for i in range(n_facings):
+            entry = facings[i] >> 2
+            set_facing(board, entry // n_kinds,
+                       (<uint64_t>1) << geo.tile_of_kind[entry % n_kinds], (facings[i] & 3) + 1)
 
 
 cdef int sorted_unique_cells(int* cells, int count) noexcept nogil:
@@ -599,10 +585,6 @@ cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil:
 
 # ------------------------------------------------- Python-facing classes --
 
-cdef Props NO_PROPS       # all zero: packing with it never stops on a win
-memset(&NO_PROPS, 0, sizeof(Props))
-
-
 cdef bint record_is_valid(const Geometry* geo, const uint8_t* record, int length) noexcept nogil:
     """Whether untrusted bytes decode to keys inside the board."""
     cdef int count, pos = 3, i, shift
@@ -640,7 +622,6 @@ cdef class CoreLevel:
     cdef uint64_t* initial
     cdef Props initial_props
     cdef readonly int level_width, level_height
-    cdef readonly bint has_move_text
 
     def __cinit__(self, int width, int height, grid, bint track_facing, bint all_facings=False):
         cdef int x, y, cell, tile, pad = 0
@@ -682,7 +663,6 @@ cdef class CoreLevel:
             raise MemoryError()
         for cell in range(self.geo.ncells):
             self.initial[cell] = M_BORDER
-        self.has_move_text = False
         for y in range(height):
             for x in range(width):
                 tile = grid[y * width + x]
@@ -690,8 +670,6 @@ cdef class CoreLevel:
                     raise ValueError(f"unknown tile id {tile} at x={x}, y={y}")
                 cell = (y + pad) * padded_width + x + pad
                 self.initial[cell] = 0 if tile == T_EMPTY else (<uint64_t>1) << tile
-                if tile == T_MOVE_TEXT:
-                    self.has_move_text = True
         # Kinds: every tile present, and every object a noun text present can
         # name (a transformation may create it). Nothing else ever appears.
         cdef uint64_t possible = 0
@@ -733,16 +711,14 @@ cdef class CoreLevel:
     def track_facing(self):
         return bool(self.geo.track_facing)
 
-    @property
-    def n_cells(self):
-        return self.geo.ncells
-
 
 cdef class _Workspace:
     """Boards and scratch space for turns on one level."""
     cdef Board board
     cdef Board saved
     cdef Scratch scratch
+    cdef uint32_t* keys         # a decoded record: its keys and facing entries
+    cdef uint32_t* facings
     cdef int ncells
 
     def __cinit__(self, CoreLevel level):
@@ -760,10 +736,13 @@ cdef class _Workspace:
         # Each object moves at most once (two cells), and each cell can also
         # be changed by destruction twice and by turning movers around.
         self.scratch.changed = <int*>calloc(n * (2 * MAX_OBJECTS_PER_CELL + 4), sizeof(int))
+        self.keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        self.facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         if not (self.board.grid and self.saved.grid and self.scratch.moved and self.scratch.touched
                 and self.scratch.snapshot and self.scratch.snapshot_moved
                 and self.scratch.player_cells and self.scratch.player_tiles
-                and self.scratch.danger_cells and self.scratch.changed):
+                and self.scratch.danger_cells and self.scratch.changed
+                and self.keys and self.facings):
             raise MemoryError()
         self.board.face0 = self.board.grid + n
         self.board.face1 = self.board.grid + 2 * n
@@ -784,6 +763,8 @@ cdef class _Workspace:
         free(self.scratch.player_tiles)
         free(self.scratch.danger_cells)
         free(self.scratch.changed)
+        free(self.keys)
+        free(self.facings)
 
 
 cdef class CoreSimulation:
@@ -834,25 +815,20 @@ cdef class CoreSimulation:
     def rules(self):
         return [(self.props.rule_left[i], self.props.rule_right[i]) for i in range(self.props.n_rules)]
 
-    def property_masks(self):
-        """Object masks per property word, for inspection."""
-        p = self.props
-        return {"you": p.you, "win": p.win, "stop": p.stop, "push": p.push & M_OBJECT,
-                "move": p.move, "kill": p.kill, "sink": p.sink, "hot": p.hot, "melt": p.melt}
-
     def pack(self):
         """The canonical state bytes of the current board (facings included)."""
         cdef uint8_t buffer[MAX_RECORD]
-        cdef int flags
-        cdef int length = pack_board(&self.level.geo, &self.work.board, self.level.initial,
-                                     &NO_PROPS, buffer, &flags)
+        cdef int length = pack_board(&self.level.geo, &self.work.board, self.level.initial, buffer)
         return bytes(buffer[:length])
 
     def unpack(self, bytes record):
         """Replace the board by a packed state (rules are read again)."""
         if not record_is_valid(&self.level.geo, record, len(record)):
             raise ValueError("not a packed state of this level")
-        unpack_board(&self.level.geo, &self.work.board, self.level.initial, record, len(record))
+        cdef int n_keys, n_facings
+        decode_record(record, len(record), self.work.keys, &n_keys, self.work.facings, &n_facings)
+        board_from_keys(&self.level.geo, &self.work.board, self.level.initial,
+                        self.work.keys, n_keys, self.work.facings, n_facings)
         read_rules(&self.level.geo, &self.work.board, &self.props, False)
         self.won = False
         self.dead = assess(&self.level.geo, &self.work.board, &self.props) == TURN_DEAD
@@ -1055,8 +1031,6 @@ cdef class Expander:
     cdef uint64_t pending_hash
     cdef uint32_t pending_parent
     cdef uint8_t pending_action
-    cdef uint32_t* parent_keys
-    cdef uint32_t* parent_facings
     cdef uint32_t* toggles
     cdef public bint incremental    # pack children from their parent's keys
     cdef readonly int n_actions
@@ -1071,10 +1045,8 @@ cdef class Expander:
         self.record = <uint8_t*>malloc(MAX_RECORD)
         self.pending = <uint8_t*>malloc(MAX_RECORD)
         self.pending_length = -1
-        self.parent_keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
-        self.parent_facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.toggles = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
-        if not (self.record and self.pending and self.parent_keys and self.parent_facings and self.toggles):
+        if not (self.record and self.pending and self.toggles):
             raise MemoryError()
         self.incremental = True
         # Wait only matters when something can move by itself.
@@ -1086,8 +1058,6 @@ cdef class Expander:
     def __dealloc__(self):
         free(self.record)
         free(self.pending)
-        free(self.parent_keys)
-        free(self.parent_facings)
         free(self.toggles)
 
     def add_root(self):
@@ -1095,9 +1065,7 @@ cdef class Expander:
         cdef int length
         memcpy(self.work.board.grid, self.level.initial, self.level.geo.ncells * sizeof(uint64_t))
         memset(self.work.board.face0, 0, 3 * self.level.geo.ncells * sizeof(uint64_t))
-        cdef int flags
-        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, &NO_PROPS,
-                            self.record, &flags)
+        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, self.record)
         return self.store.add(bytes(self.record[:length]))
 
     def root_is_dead(self):
@@ -1133,9 +1101,10 @@ cdef class Expander:
         for index in range(start, stop):
             record = self.store.arena + self.store.offsets[index]
             record_length = <int>(self.store.offsets[index + 1] - self.store.offsets[index])
-            unpack_board(geo, &self.work.saved, self.level.initial, record, record_length)
-            decode_record(record, record_length, self.parent_keys, &n_keys,
-                          self.parent_facings, &n_facings)
+            decode_record(record, record_length, self.work.keys, &n_keys,
+                          self.work.facings, &n_facings)
+            board_from_keys(geo, &self.work.saved, self.level.initial,
+                            self.work.keys, n_keys, self.work.facings, n_facings)
             read_rules(geo, &self.work.saved, &self.props, False)
             n_players = list_players(geo, &self.work.saved, &self.props,
                                      scratch.player_cells, scratch.player_tiles)
@@ -1167,11 +1136,10 @@ cdef class Expander:
                     continue
                 if (text_moved and self.next_props.n_transforms) or not self.incremental:
                     # A transformation may have changed cells anywhere.
-                    length = pack_board(geo, &self.work.board, self.level.initial, &NO_PROPS,
-                                        self.record, &flags)
+                    length = pack_board(geo, &self.work.board, self.level.initial, self.record)
                 else:
                     length = pack_child(geo, &self.work.saved, &self.work.board, scratch,
-                                        self.parent_keys, n_keys, self.parent_facings, n_facings,
+                                        self.work.keys, n_keys, self.work.facings, n_facings,
                                         self.toggles, self.record)
                 # Insert the previous child now: its slot was prefetched while
                 # this one was played, which hides most of the cache miss.

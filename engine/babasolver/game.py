@@ -1,7 +1,7 @@
 """Play a level turn by turn on the Cython core, and look at the result."""
 from __future__ import annotations
 
-from typing import Iterable, NamedTuple
+from typing import Iterable
 
 from . import tiles
 from ._core import CoreSimulation
@@ -9,13 +9,6 @@ from .level import Level
 
 ACTION_BY_LETTER = {"u": 0, "d": 1, "l": 2, "r": 3, "s": 4}
 FACING_NAMES = ("none", "up", "down", "left", "right")
-
-
-class GameObject(NamedTuple):
-    tile: int
-    x: int
-    y: int
-    facing: int
 
 
 def rule_text(left: int, right: int) -> str:
@@ -42,9 +35,6 @@ class Simulation:
 
     def objects(self) -> list[tuple[int, int, int, int]]:
         return self._core.objects()
-
-    def game_objects(self) -> list[GameObject]:
-        return [GameObject(*found) for found in self._core.objects()]
 
     def rules(self) -> list[tuple[int, int]]:
         return self._core.rules()
