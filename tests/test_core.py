@@ -87,31 +87,78 @@ def children_by_single_steps(level, record, n_actions):
     return children
 
 
+def standing_win(level, record):
+    """Whether a YOU object already shares a cell with a WIN object."""
+    sim = Simulation(level)
+    sim.unpack(record)
+    rules = sim.rules()
+    you = {tiles.NOUN_TARGET[left] for left, right in rules if right == tiles.YOU_TEXT}
+    win = {tiles.NOUN_TARGET[left] for left, right in rules if right == tiles.WIN_TEXT}
+    cells = {}
+    for tile, x, y, _ in sim.objects():
+        cells.setdefault((x, y), set()).add(tile)
+    return any(contents & you and contents & win for contents in cells.values())
+
+
+def expansion_matches_single_steps(level, core, record, as_root):
+    """Expand `record` in a store (as the root, or behind one) and compare its
+    children with single steps. Returns the action that won, if one did."""
+    expected = children_by_single_steps(level, record, 5)
+    store = StateStore()
+    if not as_root:
+        store.add(b"root")
+    index = store.add(record)
+    expander = Expander(core, store)
+    if expander.expand(index, index + 1):
+        assert expected[expander.won_action][1]
+        assert not any(expected[a][1] for a in range(expander.won_action))
+        return expander.won_action
+    stored = {store.parent(i)[1]: store.get(i) for i in range(index + 1, len(store))}
+    for action, (child, won_child, dead_child) in expected.items():
+        assert not won_child
+        if dead_child:
+            assert action not in stored
+        elif child == record or child in [expected[a][0] for a in range(action)]:
+            assert action not in stored
+        else:
+            assert stored[action] == child
+    return None
+
+
 @pytest.mark.parametrize("rows", [MOVER_LEVEL, ["B12..", "F13.f", ".b.r.", "R15..", "A10.a"]])
 @pytest.mark.parametrize("seed", range(8))
-def test_batch_expansion_agrees_with_single_steps(rows, seed):
+@pytest.mark.parametrize("as_root", [True, False])
+def test_batch_expansion_agrees_with_single_steps(rows, seed, as_root):
+    # The root is expanded with full checks; any later state takes the
+    # shortcuts that rely on its parent being neither won nor dead.
     level = make_level(rows)
     _, records = random_walk(level, 25, seed)
     core = CoreLevel(level.width, level.height, level.grid, True, True)
-    for record in records[::5]:
-        expected = children_by_single_steps(level, record, 5)
-        store = StateStore()
-        store.add(record)
-        expander = Expander(core, store)
-        won = expander.expand(0, 1)
-        if won:
-            assert expected[expander.won_action][1]
-            assert not any(expected[a][1] for a in range(expander.won_action))
-            continue
-        stored = {store.parent(i)[1]: store.get(i) for i in range(1, len(store))}
-        for action, (child, won_child, dead_child) in expected.items():
-            assert not won_child
-            if dead_child:
-                assert action not in stored
-            elif child == record or child in [expected[a][0] for a in range(action)]:
-                assert action not in stored
-            else:
-                assert stored[action] == child
+    checked = 0
+    for record in records[::3]:
+        if not as_root and standing_win(level, record):
+            continue        # a search never expands a won state
+        expansion_matches_single_steps(level, core, record, as_root)
+        checked += 1
+    assert checked >= 3
+
+
+@pytest.mark.parametrize("rows, keke, wins", [
+    # Keke (MOVE) pushes WIN into "flag is win" while baba stays on the flag.
+    (["B12...", "F1.3.k", "K17...", "bf...."], "rs", True),
+    # Baba pushes IS out of "baba is you": no YOU is left anywhere.
+    (["......", "B12...", ".b...."], "", False),
+    # Baba forms "flag is win" while the rock, also YOU, is held on the flag.
+    (["B12...", "R12...", "F1.3.b", "fr...."], "l", True),
+])
+def test_batch_expansion_sees_rule_changes_away_from_the_moved_cells(rows, keke, wins):
+    level = make_level(rows)
+    sim = Simulation(level)
+    sim.step_keke(keke)
+    assert not standing_win(level, sim.pack())
+    core = CoreLevel(level.width, level.height, level.grid, True, True)
+    won_by = expansion_matches_single_steps(level, core, sim.pack(), as_root=False)
+    assert (won_by is not None) == wins
 
 
 def test_seed_level_00_is_won_by_eight_moves_right(repo_root):

@@ -14,6 +14,9 @@ cdef enum:
     TAG_BITS = 6
     INDEX_MASK = (1 << 26) - 1
     MAX_STATES = (1 << 26) - 2
+    QUEUE_SIZE = 16         # children queued for insertion (a power of two)
+    PEEK_AGE = 5            # when a queued child looks at its table slot
+    FETCH_AGE = 10          # when it fetches the stored state found there
 
 cdef enum TurnFlags:
     TURN_WON = 1
@@ -47,8 +50,14 @@ ctypedef struct Geometry:
     bint track_facing
     uint64_t facing_mask    # tiles whose facing a state keeps: those that can become MOVE
     int n_kinds             # tiles this level can ever hold, numbered densely
+    uint64_t kind_divisor   # ceil(2**32 / n_kinds): key // n_kinds without a division
+    uint64_t kinds_mask     # the tiles that have a kind
     uint8_t kind_of_tile[64]
     uint8_t tile_of_kind[64]
+    # The cells of each kind on the initial board, in reading order: kind k
+    # is at initial_cells[kind_start[k]:kind_start[k + 1]].
+    int* initial_cells
+    int kind_start[65]
 
 ctypedef struct Board:
     uint64_t* grid          # one tile mask per cell
@@ -66,24 +75,27 @@ ctypedef struct Scratch:
     uint8_t* player_tiles
     int* danger_cells       # cells where destruction was due before the turn
     int n_danger
-    int* changed            # cells whose contents or facings the turn changed
+    int* changed            # cells whose contents or facings the turn changed, once each
     int n_changed
+    uint8_t* changed_mark   # per cell: listed in `changed` (all zero between turns)
     bint destroyed          # destruction removed something this turn
     bint text_moved
 
 cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint transform) noexcept nogil
+cdef void read_rules_at(const Geometry* geo, Board* board, Props* props, const int* is_cells,
+                        int n_is_cells, bint transform) noexcept nogil
 cdef int list_players(const Geometry* geo, const Board* board, const Props* props,
                       int* cells, uint8_t* tiles) noexcept nogil
 cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
-                    Props* next_props, int action, const int* player_cells,
-                    const uint8_t* player_tiles, int n_players) noexcept nogil
+                    int action, const int* player_cells, const uint8_t* player_tiles,
+                    int n_players) noexcept nogil
 cdef int list_danger_cells(const Geometry* geo, const Board* board, const Props* props,
                            int* cells) noexcept nogil
 cdef int assess(const Geometry* geo, const Board* board, const Props* props) noexcept nogil
 cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
                     uint8_t* out) noexcept nogil
-cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* n_keys,
-                        uint32_t* facings, int* n_facings) noexcept nogil
+cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* key_ends,
+                        int* n_keys, uint32_t* facings, int* n_facings) noexcept nogil
 cdef void board_from_keys(const Geometry* geo, Board* board, const uint64_t* initial,
                           const uint32_t* keys, int n_keys,
                           const uint32_t* facings, int n_facings) noexcept nogil

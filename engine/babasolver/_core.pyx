@@ -3,7 +3,7 @@
 # Compiler directives are set once, in setup.py.
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from libc.stdlib cimport malloc, calloc, realloc, free
-from libc.string cimport memcpy, memset, memcmp
+from libc.string cimport memcpy, memmove, memset, memcmp
 
 from babasolver._tiles cimport *
 
@@ -11,9 +11,23 @@ cdef extern from *:
     """
     static inline int core_ctz(uint64_t x) { return __builtin_ctzll(x); }
     static inline void core_prefetch(const void* p) { __builtin_prefetch(p); }
+    #if defined(__linux__)
+    #include <sys/mman.h>
+    #endif
+    /* Ask for 2 MiB pages over the whole 2 MiB blocks of a big table: random
+       probes then miss the TLB far less often. A hint only; errors are ignored. */
+    static inline void core_advise_huge(void* p, size_t n) {
+    #if defined(__linux__) && defined(MADV_HUGEPAGE)
+        const uintptr_t huge = (uintptr_t)1 << 21;
+        uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+        uintptr_t end = ((uintptr_t)p + n) & ~(huge - 1);
+        if (end > start) madvise((void*)start, end - start, MADV_HUGEPAGE);
+    #endif
+    }
     """
     int core_ctz(uint64_t x) nogil
     void core_prefetch(const void* p) nogil
+    void core_advise_huge(void* p, size_t n) nogil
 
 
 # ---------------------------------------------------------------- facing --
@@ -145,12 +159,27 @@ cdef void transform(const Geometry* geo, Board* board, const Props* props) noexc
 
 
 cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint transform_objects) noexcept nogil:
-    cdef int cell
-    memset(props, 0, sizeof(Props))
+    cdef int cell, n_is_cells = 0
+    cdef int is_cells[MAX_CELLS]
     for cell in range(geo.first, geo.stop):
         if board.grid[cell] & M_IS_TEXT:
-            scan_triple(props, board.grid[cell - 1], board.grid[cell + 1])
-            scan_triple(props, board.grid[cell - geo.width], board.grid[cell + geo.width])
+            is_cells[n_is_cells] = cell
+            n_is_cells += 1
+    read_rules_at(geo, board, props, is_cells, n_is_cells, transform_objects)
+
+
+cdef void read_rules_at(const Geometry* geo, Board* board, Props* props, const int* is_cells,
+                        int n_is_cells, bint transform_objects) noexcept nogil:
+    """read_rules when the cells holding `is` are known, in reading order."""
+    cdef int i, cell
+    # Only the masks and counts: the lists are read no further than their counts.
+    props.you = props.win = props.stop = props.push = props.move = 0
+    props.kill = props.sink = props.hot = props.melt = props.protected = 0
+    props.n_you = props.n_move = props.n_transforms = props.n_rules = 0
+    for i in range(n_is_cells):
+        cell = is_cells[i]
+        scan_triple(props, board.grid[cell - 1], board.grid[cell + 1])
+        scan_triple(props, board.grid[cell - geo.width], board.grid[cell + geo.width])
     props.push |= M_TEXT
     props.stop &= M_OBJECT
     props.movable = props.you | props.move | props.push
@@ -159,6 +188,14 @@ cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint trans
 
 
 # ------------------------------------------------------------------ turn --
+
+cdef inline void note_changed(Scratch* scratch, int cell) noexcept nogil:
+    # Each cell is listed once per turn; play_turn clears the marks at its end.
+    if not scratch.changed_mark[cell]:
+        scratch.changed_mark[cell] = 1
+        scratch.changed[scratch.n_changed] = cell
+        scratch.n_changed += 1
+
 
 cdef bint move_object(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
                       int tile, int cell, int direction) noexcept nogil:
@@ -188,9 +225,8 @@ cdef bint move_object(const Geometry* geo, Board* board, Scratch* scratch, const
             return False
     board.grid[cell] &= ~bit
     board.grid[target] |= bit
-    scratch.changed[scratch.n_changed] = cell
-    scratch.changed[scratch.n_changed + 1] = target
-    scratch.n_changed += 2
+    note_changed(scratch, cell)
+    note_changed(scratch, target)
     if not scratch.moved[target]:
         scratch.touched[scratch.n_touched] = target
         scratch.n_touched += 1
@@ -260,8 +296,7 @@ cdef inline void destroy_in(const Geometry* geo, Board* board, Scratch* scratch,
         if geo.track_facing:
             clear_facing(board, cell, gone)
         scratch.destroyed = True
-        scratch.changed[scratch.n_changed] = cell
-        scratch.n_changed += 1
+        note_changed(scratch, cell)
 
 
 cdef void destroy(const Geometry* geo, Board* board, Scratch* scratch, const Props* props) noexcept nogil:
@@ -292,11 +327,50 @@ cdef int list_players(const Geometry* geo, const Board* board, const Props* prop
     return count
 
 
+cdef int list_players_at(const Geometry* geo, const Props* props, const int* key_cells,
+                         const uint8_t* key_kinds, int n_keys, int* cells, uint8_t* tiles) noexcept nogil:
+    """list_players for a board given as keys over the initial one."""
+    cdef int i, k, noun, n, count = 0
+    for i in range(props.n_you):
+        noun = props.you_order[i]
+        if not (geo.kinds_mask & ((<uint64_t>1) << noun)):
+            continue
+        n = cells_of_kind(geo, key_cells, key_kinds, n_keys, geo.kind_of_tile[noun], cells + count)
+        for k in range(count, count + n):
+            tiles[k] = <uint8_t>noun
+        count += n
+    return count
+
+
+cdef int is_cells_after_turn(const Board* board, const Scratch* scratch, const int* before,
+                             int n_before, int* out) noexcept nogil:
+    """The cells holding `is` after a turn, in reading order, from those
+    before it: only a cell the turn changed can have gained or lost one."""
+    cdef int i, j, cell, n = 0
+    for i in range(n_before):
+        if board.grid[before[i]] & M_IS_TEXT:
+            out[n] = before[i]
+            n += 1
+    for i in range(scratch.n_changed):
+        cell = scratch.changed[i]
+        if not (board.grid[cell] & M_IS_TEXT):
+            continue
+        j = n
+        while j > 0 and out[j - 1] > cell:
+            j -= 1
+        if j > 0 and out[j - 1] == cell:
+            continue
+        memmove(&out[j + 1], &out[j], (n - j) * sizeof(int))
+        out[j] = cell
+        n += 1
+    return n
+
+
 cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
-                    Props* next_props, int action, const int* player_cells,
-                    const uint8_t* player_tiles, int n_players) noexcept nogil:
+                    int action, const int* player_cells, const uint8_t* player_tiles,
+                    int n_players) noexcept nogil:
     """One turn of RULES.md up to the rule re-read. Returns whether a text
-    moved, in which case `next_props` holds the rules read after the turn."""
+    moved, in which case the caller must read the rules again (and transform)."""
     cdef int i, j, k, count, tile, cell, code, near
     cdef uint64_t bit
     scratch.text_moved = False
@@ -322,16 +396,14 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
             if scratch.snapshot_moved[j]:
                 # It moved already this turn (as YOU or pushed): blocked.
                 set_facing(board, cell, bit, opposite(get_facing(board, cell, bit)))
-                scratch.changed[scratch.n_changed] = cell
-                scratch.n_changed += 1
+                note_changed(scratch, cell)
             elif board.grid[cell] & bit and not (scratch.moved[cell] & bit):
                 code = get_facing(board, cell, bit)
                 if code == 0:
                     code = 4
                 if not move_object(geo, board, scratch, props, tile, cell, code - 1):
                     set_facing(board, cell, bit, opposite(code))
-                    scratch.changed[scratch.n_changed] = cell
-                    scratch.n_changed += 1
+                    note_changed(scratch, cell)
             else:
                 # An earlier mover pushed it one cell this step; the pushed
                 # object faces the way it went, which finds it.
@@ -339,17 +411,15 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
                     near = cell + geo.delta[k]
                     if scratch.moved[near] & bit and get_facing(board, near, bit) == k + 1:
                         set_facing(board, near, bit, opposite(k + 1))
-                        scratch.changed[scratch.n_changed] = near
-                        scratch.n_changed += 1
+                        note_changed(scratch, near)
                         break
     destroy(geo, board, scratch, props)
 
     for i in range(scratch.n_touched):
         scratch.moved[scratch.touched[i]] = 0
     scratch.n_touched = 0
-
-    if scratch.text_moved:
-        read_rules(geo, board, next_props, True)
+    for i in range(scratch.n_changed):
+        scratch.changed_mark[scratch.changed[i]] = 0
     return scratch.text_moved
 
 
@@ -430,9 +500,10 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
     return length
 
 
-cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* n_keys,
-                        uint32_t* facings, int* n_facings) noexcept nogil:
-    """The sorted keys of a record, and its sorted facing entries."""
+cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* key_ends,
+                        int* n_keys, uint32_t* facings, int* n_facings) noexcept nogil:
+    """The sorted keys of a record, where each key's bytes end, and its sorted
+    facing entries."""
     cdef int count = record[0] | (record[1] << 8) | (record[2] << 16)
     cdef int pos = 3, i = 0
     cdef uint32_t key = 0, gap
@@ -440,6 +511,7 @@ cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* 
         pos = get_varint(record, pos, &gap)
         key += gap
         keys[i] = key
+        key_ends[i] = pos
     n_keys[0] = count
     key = 0
     i = 0
@@ -451,6 +523,45 @@ cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* 
     n_facings[0] = i
 
 
+cdef inline int cell_of_key(const Geometry* geo, uint32_t key) noexcept nogil:
+    # Exact for keys below 2**16 (MAX_CELLS * 64 kinds), and cheaper than a division.
+    return <int>((key * geo.kind_divisor) >> 32)
+
+
+cdef void split_keys(const Geometry* geo, const uint32_t* keys, int n_keys,
+                     int* cells, uint8_t* kinds) noexcept nogil:
+    cdef int i, cell
+    for i in range(n_keys):
+        cell = cell_of_key(geo, keys[i])
+        cells[i] = cell
+        kinds[i] = <uint8_t>(keys[i] - <uint32_t>(cell * geo.n_kinds))
+
+
+cdef int cells_of_kind(const Geometry* geo, const int* key_cells, const uint8_t* key_kinds,
+                       int n_keys, int kind, int* out) noexcept nogil:
+    """The cells holding `kind`, in reading order, on the board whose keys
+    (split into cells and kinds) are given: its initial cells with the keys
+    of that kind toggled."""
+    cdef int i = geo.kind_start[kind], stop = geo.kind_start[kind + 1]
+    cdef int j = 0, count = 0
+    while True:
+        while j < n_keys and key_kinds[j] != kind:
+            j += 1
+        if i < stop and (j == n_keys or geo.initial_cells[i] < key_cells[j]):
+            out[count] = geo.initial_cells[i]
+            count += 1
+            i += 1
+        elif j < n_keys and (i == stop or key_cells[j] < geo.initial_cells[i]):
+            out[count] = key_cells[j]
+            count += 1
+            j += 1
+        elif j < n_keys:
+            i += 1          # there at first, gone now
+            j += 1
+        else:
+            return count
+
+
 cdef void board_from_keys(const Geometry* geo, Board* board, const uint64_t* initial,
                           const uint32_t* keys, int n_keys,
                           const uint32_t* facings, int n_facings) noexcept nogil:
@@ -458,22 +569,25 @@ cdef void board_from_keys(const Geometry* geo, Board* board, const uint64_t* ini
     cdef int i
     cdef uint32_t entry
     cdef int n_kinds = geo.n_kinds
+    cdef int cell
     memcpy(board.grid, initial, geo.ncells * sizeof(uint64_t))
     for i in range(n_keys):
-        board.grid[keys[i] // n_kinds] ^= (<uint64_t>1) << geo.tile_of_kind[keys[i] % n_kinds]
+        cell = cell_of_key(geo, keys[i])
+        board.grid[cell] ^= (<uint64_t>1) << geo.tile_of_kind[keys[i] - <uint32_t>(cell * n_kinds)]
     if geo.track_facing:
         memset(board.face0, 0, geo.ncells * sizeof(uint64_t))
         memset(board.face1, 0, geo.ncells * sizeof(uint64_t))
         memset(board.face2, 0, geo.ncells * sizeof(uint64_t))
         for i in range(n_facings):
             entry = facings[i] >> 2
-            set_facing(board, entry // n_kinds,
-                       (<uint64_t>1) << geo.tile_of_kind[entry % n_kinds], (facings[i] & 3) + 1)
+            cell = cell_of_key(geo, entry)
+            set_facing(board, cell, (<uint64_t>1) << geo.tile_of_kind[entry - <uint32_t>(cell * n_kinds)],
+                       (facings[i] & 3) + 1)
 
 
-cdef int sorted_unique_cells(int* cells, int count) noexcept nogil:
-    """Sort a short list of cells in place and drop repeats."""
-    cdef int i, j, value, unique = 0
+cdef void sort_cells(int* cells, int count) noexcept nogil:
+    """Sort a short list of cells in place."""
+    cdef int i, j, value
     for i in range(1, count):
         value = cells[i]
         j = i - 1
@@ -481,48 +595,72 @@ cdef int sorted_unique_cells(int* cells, int count) noexcept nogil:
             cells[j + 1] = cells[j]
             j -= 1
         cells[j + 1] = value
-    for i in range(count):
-        if unique == 0 or cells[unique - 1] != cells[i]:
-            cells[unique] = cells[i]
-            unique += 1
-    return unique
 
 
-cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child, Scratch* scratch,
-                    const uint32_t* parent_keys, int n_parent_keys,
-                    const uint32_t* parent_facings, int n_parent_facings,
-                    uint32_t* toggles, uint8_t* out) noexcept nogil:
-    """pack_board for a child that differs from its parent only in the cells
-    the turn changed: the parent's keys, with those of the changed cells
-    toggled. Gives exactly the bytes pack_board would."""
-    cdef int n_cells = sorted_unique_cells(scratch.changed, scratch.n_changed)
-    cdef int i, j, cell, tile, n_toggles = 0, count = 0, length = 3, kinds = geo.n_kinds
-    cdef uint64_t diff, bits
-    cdef uint32_t key, last = 0, entry
-    for i in range(n_cells):
+cdef int changed_keys(const Geometry* geo, const Board* parent, const Board* child,
+                      const Scratch* scratch, uint32_t* toggles) noexcept nogil:
+    """The keys whose presence differs between parent and child, sorted.
+    Only the cells the turn changed can differ."""
+    cdef int i, j, cell, tile, count = 0
+    cdef uint64_t diff
+    cdef uint32_t key
+    for i in range(scratch.n_changed):
         cell = scratch.changed[i]
         diff = parent.grid[cell] ^ child.grid[cell]
         while diff:
             tile = core_ctz(diff)
             diff &= diff - 1
-            toggles[n_toggles] = <uint32_t>(cell * kinds + geo.kind_of_tile[tile])
-            n_toggles += 1
-    # Symmetric difference of two sorted key lists.
-    i = j = 0
-    while i < n_parent_keys or j < n_toggles:
-        if j >= n_toggles or (i < n_parent_keys and parent_keys[i] < toggles[j]):
-            key = parent_keys[i]
+            key = <uint32_t>(cell * geo.n_kinds + geo.kind_of_tile[tile])
+            j = count
+            while j > 0 and toggles[j - 1] > key:
+                toggles[j] = toggles[j - 1]
+                j -= 1
+            toggles[j] = key
+            count += 1
+    return count
+
+
+cdef inline int copy_keys(uint8_t* out, int length, const uint8_t* record, const uint32_t* keys,
+                          const int* key_ends, int first, int stop, uint32_t last) noexcept nogil:
+    """Append the parent's keys [first, stop) after `last`: the first gap is
+    new, the others are the parent's own bytes."""
+    cdef int start
+    if first == stop:
+        return length
+    length = put_varint(out, length, keys[first] - last)
+    start = key_ends[first]
+    memcpy(out + length, record + start, key_ends[stop - 1] - start)
+    return length + key_ends[stop - 1] - start
+
+
+cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child, Scratch* scratch,
+                    const uint8_t* parent_record, const uint32_t* parent_keys, const int* key_ends,
+                    int n_parent_keys, const uint32_t* parent_facings, int n_parent_facings,
+                    uint32_t* toggles, uint8_t* out) noexcept nogil:
+    """pack_board for a child that differs from its parent only in the cells
+    the turn changed: the parent's record with those cells' keys toggled.
+    Gives exactly the bytes pack_board would."""
+    cdef int n_toggles = changed_keys(geo, parent, child, scratch, toggles)
+    cdef int i = 0, first, t, j, n_cells, cell, tile, length = 3
+    cdef int count = n_parent_keys
+    cdef uint32_t key, last = 0, entry
+    cdef uint64_t bits
+    for t in range(n_toggles):
+        key = toggles[t]
+        first = i
+        while i < n_parent_keys and parent_keys[i] < key:
             i += 1
-        elif i >= n_parent_keys or toggles[j] < parent_keys[i]:
-            key = toggles[j]
-            j += 1
+        length = copy_keys(out, length, parent_record, parent_keys, key_ends, first, i, last)
+        if i > first:
+            last = parent_keys[i - 1]
+        if i < n_parent_keys and parent_keys[i] == key:
+            i += 1          # back as it was at first
+            count -= 1
         else:
-            i += 1
-            j += 1
-            continue
-        length = put_varint(out, length, key - last)
-        last = key
-        count += 1
+            length = put_varint(out, length, key - last)
+            last = key
+            count += 1
+    length = copy_keys(out, length, parent_record, parent_keys, key_ends, i, n_parent_keys, last)
     out[0] = <uint8_t>(count & 0xFF)
     out[1] = <uint8_t>((count >> 8) & 0xFF)
     out[2] = <uint8_t>(count >> 16)
@@ -530,15 +668,17 @@ cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child
         return length
     # Facings: the parent's entries outside the changed cells, merged with
     # the child's entries inside them, all in key order.
+    sort_cells(scratch.changed, scratch.n_changed)
+    n_cells = scratch.n_changed
     last = 0
     i = 0
     for j in range(n_cells + 1):
         cell = scratch.changed[j] if j < n_cells else geo.ncells
-        while i < n_parent_facings and (parent_facings[i] >> 2) // kinds < <uint32_t>cell:
+        while i < n_parent_facings and cell_of_key(geo, parent_facings[i] >> 2) < cell:
             length = put_varint(out, length, parent_facings[i] - last)
             last = parent_facings[i]
             i += 1
-        while i < n_parent_facings and (parent_facings[i] >> 2) // kinds == <uint32_t>cell:
+        while i < n_parent_facings and cell_of_key(geo, parent_facings[i] >> 2) == cell:
             i += 1
         if j == n_cells:
             break
@@ -546,11 +686,23 @@ cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child
         while bits:
             tile = core_ctz(bits)
             bits &= bits - 1
-            entry = <uint32_t>((cell * kinds + geo.kind_of_tile[tile]) * 4
+            entry = <uint32_t>((cell * geo.n_kinds + geo.kind_of_tile[tile]) * 4
                                + get_facing(child, cell, (<uint64_t>1) << tile) - 1)
             length = put_varint(out, length, entry - last)
             last = entry
     return length
+
+
+cdef inline void restore_cells(const Geometry* geo, Board* board, const Board* saved,
+                               const int* cells, int count) noexcept nogil:
+    cdef int i, cell
+    for i in range(count):
+        cell = cells[i]
+        board.grid[cell] = saved.grid[cell]
+        if geo.track_facing:
+            board.face0[cell] = saved.face0[cell]
+            board.face1[cell] = saved.face1[cell]
+            board.face2[cell] = saved.face2[cell]
 
 
 cdef inline bint won_in_changed_cells(const Board* board, const Scratch* scratch,
@@ -688,6 +840,8 @@ cdef class CoreLevel:
                 self.geo.n_kinds += 1
         if self.geo.n_kinds == 0:
             self.geo.n_kinds = 1
+        self.geo.kinds_mask = possible
+        self.geo.kind_divisor = ((<uint64_t>1 << 32) + <uint64_t>self.geo.n_kinds - 1) // <uint64_t>self.geo.n_kinds
         # Facing only matters for MOVE, which only nouns whose text is on the
         # board can get; a state keeps no other facing (unless asked to).
         self.geo.facing_mask = 0
@@ -703,9 +857,36 @@ cdef class CoreLevel:
         self.geo.track_facing = False      # nothing faces anywhere yet
         read_rules(&self.geo, &board, &self.initial_props, True)
         self.geo.track_facing = facing
+        self.list_initial_cells()
+
+    cdef list_initial_cells(self):
+        cdef int cell, kind, count = 0
+        cdef uint64_t bits
+        cdef int[65] next_free
+        memset(self.geo.kind_start, 0, sizeof(self.geo.kind_start))
+        for cell in range(self.geo.first, self.geo.stop):
+            bits = self.initial[cell] & self.geo.kinds_mask
+            while bits:
+                self.geo.kind_start[self.geo.kind_of_tile[core_ctz(bits)] + 1] += 1
+                bits &= bits - 1
+                count += 1
+        for kind in range(self.geo.n_kinds):
+            self.geo.kind_start[kind + 1] += self.geo.kind_start[kind]
+            next_free[kind] = self.geo.kind_start[kind]
+        self.geo.initial_cells = <int*>malloc((count + 1) * sizeof(int))
+        if not self.geo.initial_cells:
+            raise MemoryError()
+        for cell in range(self.geo.first, self.geo.stop):
+            bits = self.initial[cell] & self.geo.kinds_mask
+            while bits:
+                kind = self.geo.kind_of_tile[core_ctz(bits)]
+                bits &= bits - 1
+                self.geo.initial_cells[next_free[kind]] = cell
+                next_free[kind] += 1
 
     def __dealloc__(self):
         free(self.initial)
+        free(self.geo.initial_cells)
 
     @property
     def track_facing(self):
@@ -719,6 +900,11 @@ cdef class _Workspace:
     cdef Scratch scratch
     cdef uint32_t* keys         # a decoded record: its keys and facing entries
     cdef uint32_t* facings
+    cdef int* key_ends          # where each key's bytes end in the record
+    cdef int* key_cells         # the record's keys split into cell and kind
+    cdef uint8_t* key_kinds
+    cdef int* is_cells          # cells holding `is`: before the turn, and after it
+    cdef int* is_cells_after
     cdef int ncells
 
     def __cinit__(self, CoreLevel level):
@@ -733,16 +919,21 @@ cdef class _Workspace:
         self.scratch.player_cells = <int*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(int))
         self.scratch.player_tiles = <uint8_t*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(uint8_t))
         self.scratch.danger_cells = <int*>calloc(n, sizeof(int))
-        # Each object moves at most once (two cells), and each cell can also
-        # be changed by destruction twice and by turning movers around.
-        self.scratch.changed = <int*>calloc(n * (2 * MAX_OBJECTS_PER_CELL + 4), sizeof(int))
+        self.scratch.changed = <int*>calloc(n, sizeof(int))
+        self.scratch.changed_mark = <uint8_t*>calloc(n, sizeof(uint8_t))
         self.keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        self.key_ends = <int*>malloc(MAX_RECORD * sizeof(int))
+        self.key_cells = <int*>malloc(MAX_RECORD * sizeof(int))
+        self.key_kinds = <uint8_t*>malloc(MAX_RECORD)
+        self.is_cells = <int*>malloc(n * sizeof(int))
+        self.is_cells_after = <int*>malloc(n * sizeof(int))
         if not (self.board.grid and self.saved.grid and self.scratch.moved and self.scratch.touched
                 and self.scratch.snapshot and self.scratch.snapshot_moved
                 and self.scratch.player_cells and self.scratch.player_tiles
-                and self.scratch.danger_cells and self.scratch.changed
-                and self.keys and self.facings):
+                and self.scratch.danger_cells and self.scratch.changed and self.scratch.changed_mark
+                and self.keys and self.facings and self.key_ends and self.key_cells and self.key_kinds
+                and self.is_cells and self.is_cells_after):
             raise MemoryError()
         self.board.face0 = self.board.grid + n
         self.board.face1 = self.board.grid + 2 * n
@@ -763,8 +954,14 @@ cdef class _Workspace:
         free(self.scratch.player_tiles)
         free(self.scratch.danger_cells)
         free(self.scratch.changed)
+        free(self.scratch.changed_mark)
         free(self.keys)
         free(self.facings)
+        free(self.key_ends)
+        free(self.key_cells)
+        free(self.key_kinds)
+        free(self.is_cells)
+        free(self.is_cells_after)
 
 
 cdef class CoreSimulation:
@@ -772,7 +969,6 @@ cdef class CoreSimulation:
     cdef CoreLevel level
     cdef _Workspace work
     cdef Props props
-    cdef Props next_props
     cdef readonly bint won, dead
 
     def __cinit__(self, int width, int height, grid):
@@ -791,9 +987,9 @@ cdef class CoreSimulation:
                                           scratch.player_cells, scratch.player_tiles)
         scratch.n_danger = list_danger_cells(&self.level.geo, &self.work.board, &self.props,
                                              scratch.danger_cells)
-        if play_turn(&self.level.geo, &self.work.board, scratch, &self.props, &self.next_props,
+        if play_turn(&self.level.geo, &self.work.board, scratch, &self.props,
                      action, scratch.player_cells, scratch.player_tiles, n_players):
-            self.props = self.next_props
+            read_rules(&self.level.geo, &self.work.board, &self.props, True)
         cdef int flags = assess(&self.level.geo, &self.work.board, &self.props)
         self.won = (flags & TURN_WON) != 0
         self.dead = (flags & TURN_DEAD) != 0
@@ -826,7 +1022,8 @@ cdef class CoreSimulation:
         if not record_is_valid(&self.level.geo, record, len(record)):
             raise ValueError("not a packed state of this level")
         cdef int n_keys, n_facings
-        decode_record(record, len(record), self.work.keys, &n_keys, self.work.facings, &n_facings)
+        decode_record(record, len(record), self.work.keys, self.work.key_ends, &n_keys,
+                      self.work.facings, &n_facings)
         board_from_keys(&self.level.geo, &self.work.board, self.level.initial,
                         self.work.keys, n_keys, self.work.facings, n_facings)
         read_rules(&self.level.geo, &self.work.board, &self.props, False)
@@ -863,6 +1060,7 @@ cdef class StateStore:
         self.parents = <uint32_t*>malloc(self.capacity * sizeof(uint32_t))
         self.actions = <uint8_t*>malloc(self.capacity)
         self.slots = <uint32_t*>calloc(slot_count, sizeof(uint32_t))
+        core_advise_huge(self.slots, slot_count * sizeof(uint32_t))
         if not (self.arena and self.offsets and self.parents and self.actions and self.slots):
             raise MemoryError()
         self.slot_mask = slot_count - 1
@@ -902,6 +1100,7 @@ cdef class StateStore:
         cdef uint32_t index
         if not slots:
             return -1
+        core_advise_huge(slots, slot_count * sizeof(uint32_t))
         for i in range(self.slot_mask + 1):
             index = self.slots[i]
             if index:
@@ -923,6 +1122,26 @@ cdef class StateStore:
 
     cdef inline void prefetch(self, uint64_t h) noexcept nogil:
         core_prefetch(&self.slots[h & self.slot_mask])
+
+    cdef inline int64_t peek(self, uint64_t h) noexcept nogil:
+        """The state in the home slot of `h` if its tag matches (a likely
+        duplicate, whose offset is then prefetched), else -1."""
+        cdef uint32_t entry = self.slots[h & self.slot_mask]
+        cdef size_t index
+        if not entry or (entry & ~INDEX_MASK) != <uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS:
+            return -1
+        index = (entry & INDEX_MASK) - 1
+        core_prefetch(&self.offsets[index])
+        return <int64_t>index
+
+    cdef inline void fetch(self, int64_t index) noexcept nogil:
+        """Prefetch the bytes of a stored state named by peek."""
+        cdef const uint8_t* start
+        if index < 0 or <size_t>index >= self.count:
+            return
+        start = self.arena + self.offsets[index]
+        core_prefetch(start)
+        core_prefetch(start + (self.offsets[index + 1] - self.offsets[index]) - 1)
 
     cdef int64_t insert(self, const uint8_t* record, int length, uint32_t parent, uint8_t action) noexcept nogil:
         return self.insert_hashed(record, length, self.hash_record(record, length), parent, action)
@@ -1025,12 +1244,18 @@ cdef class Expander:
     cdef _Workspace work
     cdef Props props
     cdef Props next_props
-    cdef uint8_t* record
-    cdef uint8_t* pending           # the previous child, inserted one step late
-    cdef int pending_length
-    cdef uint64_t pending_hash
-    cdef uint32_t pending_parent
-    cdef uint8_t pending_action
+    # Children wait in a ring before they are inserted, so the memory an
+    # insert touches can be fetched while later children are played: the
+    # table slot at once, the stored state it names PEEK_AGE children later,
+    # and that state's bytes FETCH_AGE children later.
+    cdef uint8_t* queue_records     # QUEUE_SIZE records of MAX_RECORD bytes
+    cdef int queue_length[QUEUE_SIZE]
+    cdef uint64_t queue_hash[QUEUE_SIZE]
+    cdef int64_t queue_candidate[QUEUE_SIZE]
+    cdef uint32_t queue_parent[QUEUE_SIZE]
+    cdef uint8_t queue_action[QUEUE_SIZE]
+    cdef int queue_tail, queue_count
+    cdef uint8_t* record            # where the next child is packed: the ring's tail
     cdef uint32_t* toggles
     cdef public bint incremental    # pack children from their parent's keys
     cdef readonly int n_actions
@@ -1042,11 +1267,11 @@ cdef class Expander:
         self.level = level
         self.store = store
         self.work = _Workspace(level)
-        self.record = <uint8_t*>malloc(MAX_RECORD)
-        self.pending = <uint8_t*>malloc(MAX_RECORD)
-        self.pending_length = -1
+        self.queue_records = <uint8_t*>malloc(QUEUE_SIZE * MAX_RECORD)
+        self.queue_tail = self.queue_count = 0
+        self.record = self.queue_records
         self.toggles = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
-        if not (self.record and self.pending and self.toggles):
+        if not (self.queue_records and self.toggles):
             raise MemoryError()
         self.incremental = True
         # Wait only matters when something can move by itself.
@@ -1056,8 +1281,7 @@ cdef class Expander:
         self.won_action = -1
 
     def __dealloc__(self):
-        free(self.record)
-        free(self.pending)
+        free(self.queue_records)
         free(self.toggles)
 
     def add_root(self):
@@ -1093,35 +1317,64 @@ cdef class Expander:
         cdef Scratch* scratch = &self.work.scratch
         cdef size_t index, board_bytes = geo.ncells * sizeof(uint64_t)
         cdef int action, flags, length, n_players, n_keys, n_facings, record_length
-        cdef int64_t child
+        cdef int n_is_cells, n_is_after, is_kind
         cdef const uint8_t* record
-        cdef bint text_moved
+        cdef const Props* rules
+        cdef bint text_moved, outcome_may_differ, board_rewritten
         if geo.track_facing:
             board_bytes *= 4
+        is_kind = geo.kind_of_tile[T_IS_TEXT] if geo.kinds_mask & M_IS_TEXT else -1
         for index in range(start, stop):
             record = self.store.arena + self.store.offsets[index]
             record_length = <int>(self.store.offsets[index + 1] - self.store.offsets[index])
-            decode_record(record, record_length, self.work.keys, &n_keys,
+            decode_record(record, record_length, self.work.keys, self.work.key_ends, &n_keys,
                           self.work.facings, &n_facings)
             board_from_keys(geo, &self.work.saved, self.level.initial,
                             self.work.keys, n_keys, self.work.facings, n_facings)
-            read_rules(geo, &self.work.saved, &self.props, False)
-            n_players = list_players(geo, &self.work.saved, &self.props,
-                                     scratch.player_cells, scratch.player_tiles)
+            split_keys(geo, self.work.keys, n_keys, self.work.key_cells, self.work.key_kinds)
+            n_is_cells = 0
+            if is_kind >= 0:
+                n_is_cells = cells_of_kind(geo, self.work.key_cells, self.work.key_kinds, n_keys,
+                                           is_kind, self.work.is_cells)
+            read_rules_at(geo, &self.work.saved, &self.props, self.work.is_cells, n_is_cells, False)
+            n_players = list_players_at(geo, &self.props, self.work.key_cells, self.work.key_kinds, n_keys,
+                                        scratch.player_cells, scratch.player_tiles)
             scratch.n_danger = list_danger_cells(geo, &self.work.saved, &self.props,
                                                  scratch.danger_cells)
             self.expanded += 1
+            memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
+            board_rewritten = False
+            scratch.n_changed = 0
             for action in range(self.n_actions):
-                memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
-                text_moved = play_turn(geo, &self.work.board, scratch, &self.props, &self.next_props,
-                                       action, scratch.player_cells, scratch.player_tiles, n_players)
+                # Put back what the last action changed, so the board is the parent's.
+                if board_rewritten:
+                    memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
+                    board_rewritten = False
+                else:
+                    restore_cells(geo, &self.work.board, &self.work.saved, scratch.changed, scratch.n_changed)
+                text_moved = play_turn(geo, &self.work.board, scratch, &self.props, action,
+                                       scratch.player_cells, scratch.player_tiles, n_players)
                 self.generated += 1
-                if text_moved or scratch.destroyed or index == 0:
+                if scratch.n_changed == 0 and index != 0:
+                    continue        # nothing moved: the child is its parent
+                rules = &self.props
+                outcome_may_differ = scratch.destroyed or index == 0
+                if text_moved:
+                    n_is_after = is_cells_after_turn(&self.work.board, scratch, self.work.is_cells,
+                                                     n_is_cells, self.work.is_cells_after)
+                    read_rules_at(geo, &self.work.board, &self.next_props, self.work.is_cells_after,
+                                  n_is_after, True)
+                    rules = &self.next_props
+                    board_rewritten = self.next_props.n_transforms != 0
+                    outcome_may_differ = (outcome_may_differ or board_rewritten
+                                          or self.next_props.you != self.props.you
+                                          or self.next_props.win != self.props.win
+                                          or self.next_props.move != self.props.move)
+                if outcome_may_differ:
                     # New rules, lost objects or (at the root) a standing
                     # YOU-on-WIN can decide the turn anywhere on the board.
-                    flags = assess(geo, &self.work.board,
-                                   &self.next_props if text_moved else &self.props)
-                elif won_in_changed_cells(&self.work.board, scratch, &self.props):
+                    flags = assess(geo, &self.work.board, rules)
+                elif won_in_changed_cells(&self.work.board, scratch, rules):
                     # Otherwise the parent neither won nor was dead, so only
                     # a cell the turn changed can win, and nothing can die.
                     flags = TURN_WON
@@ -1130,34 +1383,55 @@ cdef class Expander:
                 if flags & TURN_WON:
                     self.won_parent = <int64_t>index
                     self.won_action = action
-                    return 1
+                    return -1 if self.drain() < 0 else 1
                 if flags & TURN_DEAD:
                     self.dead_ends += 1
                     continue
-                if (text_moved and self.next_props.n_transforms) or not self.incremental:
+                if board_rewritten or not self.incremental:
                     # A transformation may have changed cells anywhere.
                     length = pack_board(geo, &self.work.board, self.level.initial, self.record)
                 else:
+                    # The arena may have moved since: an insert can grow it.
+                    record = self.store.arena + self.store.offsets[index]
                     length = pack_child(geo, &self.work.saved, &self.work.board, scratch,
-                                        self.work.keys, n_keys, self.work.facings, n_facings,
-                                        self.toggles, self.record)
-                # Insert the previous child now: its slot was prefetched while
-                # this one was played, which hides most of the cache miss.
-                if self.flush_pending() < 0:
+                                        record, self.work.keys, self.work.key_ends, n_keys,
+                                        self.work.facings, n_facings, self.toggles, self.record)
+                if self.enqueue(length, <uint32_t>index, <uint8_t>action) < 0:
                     return -1
-                self.pending_hash = self.store.hash_record(self.record, length)
-                self.store.prefetch(self.pending_hash)
-                self.record, self.pending = self.pending, self.record
-                self.pending_length = length
-                self.pending_parent = <uint32_t>index
-                self.pending_action = <uint8_t>action
-        return self.flush_pending()
+        return self.drain()
 
-    cdef inline int flush_pending(self) noexcept nogil:
-        cdef int64_t child
-        if self.pending_length < 0:
-            return 0
-        child = self.store.insert_hashed(self.pending, self.pending_length, self.pending_hash,
-                                         self.pending_parent, self.pending_action)
-        self.pending_length = -1
+    cdef inline int enqueue(self, int length, uint32_t parent, uint8_t action) noexcept nogil:
+        """Queue the child packed at self.record; insert the oldest when full."""
+        cdef int pos = self.queue_tail
+        cdef uint64_t h = self.store.hash_record(self.record, length)
+        self.store.prefetch(h)
+        self.queue_length[pos] = length
+        self.queue_hash[pos] = h
+        self.queue_parent[pos] = parent
+        self.queue_action[pos] = action
+        self.queue_tail = (pos + 1) & (QUEUE_SIZE - 1)
+        self.queue_count += 1
+        self.record = self.queue_records + self.queue_tail * MAX_RECORD
+        if self.queue_count > PEEK_AGE:
+            pos = (self.queue_tail - 1 - PEEK_AGE) & (QUEUE_SIZE - 1)
+            self.queue_candidate[pos] = self.store.peek(self.queue_hash[pos])
+        if self.queue_count > FETCH_AGE:
+            pos = (self.queue_tail - 1 - FETCH_AGE) & (QUEUE_SIZE - 1)
+            self.store.fetch(self.queue_candidate[pos])
+        if self.queue_count == QUEUE_SIZE:
+            return self.insert_oldest()
+        return 0
+
+    cdef inline int insert_oldest(self) noexcept nogil:
+        cdef int pos = (self.queue_tail - self.queue_count) & (QUEUE_SIZE - 1)
+        cdef int64_t child = self.store.insert_hashed(
+            self.queue_records + pos * MAX_RECORD, self.queue_length[pos], self.queue_hash[pos],
+            self.queue_parent[pos], self.queue_action[pos])
+        self.queue_count -= 1
         return -1 if child == -2 else 0
+
+    cdef int drain(self) noexcept nogil:
+        while self.queue_count:
+            if self.insert_oldest() < 0:
+                return -1
+        return 0

@@ -23,6 +23,9 @@ INTERRUPTED = "interrupted"
 DEFAULT_MAX_STATES = 50_000_000    # about 2-3 GB of visited table at most
 DEFAULT_TIMEOUT = None
 CHUNK = 4096                       # states handed to the core per call
+# The visited table starts with room for this many states (16 MiB of slots):
+# growing it rehashes every state, and most hard levels stay below this size.
+INITIAL_TABLE_STATES = 1 << 21
 
 
 @dataclass
@@ -72,7 +75,7 @@ def solve(
     "interrupted"."""
     started = time.perf_counter()
     core_level = CoreLevel(level.width, level.height, level.grid, tiles.MOVE_TEXT in level.grid)
-    store = StateStore(min(max_states, 1 << 16))
+    store = StateStore(min(max_states, INITIAL_TABLE_STATES))
     expander = Expander(core_level, store)
     stats = SearchStats()
     expander.add_root()
