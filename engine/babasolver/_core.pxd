@@ -4,9 +4,11 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
 cdef enum:
     MAX_CELLS = 1024        # a packed entry keeps the cell in 10 bits
+    CELL_WORDS = 16         # MAX_CELLS bits in 64-bit words
     MAX_RULES = 128
     MAX_NOUNS = 64
     MAX_RECORD = 12 * MAX_CELLS  # objects never multiply: <= 3 entries of <= 3 bytes each
+    ARENA_SLACK = 16        # spare bytes after the arena, for whole-word copies
     N_DIRECTIONS = 4
     WAIT = 4                # actions 0..3 are up, down, left, right
     MAX_OBJECTS_PER_CELL = 16
@@ -14,6 +16,7 @@ cdef enum:
     TAG_BITS = 6
     INDEX_MASK = (1 << 26) - 1
     MAX_STATES = (1 << 26) - 2
+    TOGGLE_LIMIT = 32       # above this many keys, boards are rebuilt and scanned whole
     QUEUE_SIZE = 16         # children queued for insertion (a power of two)
     PEEK_AGE = 5            # when a queued child looks at its table slot
     FETCH_AGE = 10          # when it fetches the stored state found there
@@ -77,7 +80,7 @@ ctypedef struct Scratch:
     int n_danger
     int* changed            # cells whose contents or facings the turn changed, once each
     int n_changed
-    uint8_t* changed_mark   # per cell: listed in `changed` (all zero between turns)
+    uint64_t changed_bits[CELL_WORDS]   # a bit per cell listed in `changed`
     bint destroyed          # destruction removed something this turn
     bint text_moved
 

@@ -190,11 +190,30 @@ cdef void read_rules_at(const Geometry* geo, Board* board, Props* props, const i
 # ------------------------------------------------------------------ turn --
 
 cdef inline void note_changed(Scratch* scratch, int cell) noexcept nogil:
-    # Each cell is listed once per turn; play_turn clears the marks at its end.
-    if not scratch.changed_mark[cell]:
-        scratch.changed_mark[cell] = 1
+    cdef uint64_t bit = (<uint64_t>1) << (cell & 63)
+    if not (scratch.changed_bits[cell >> 6] & bit):
+        scratch.changed_bits[cell >> 6] |= bit
         scratch.changed[scratch.n_changed] = cell
         scratch.n_changed += 1
+
+
+cdef inline void forget_changes(Scratch* scratch) noexcept nogil:
+    cdef int i
+    for i in range(scratch.n_changed):
+        scratch.changed_bits[scratch.changed[i] >> 6] = 0
+    scratch.n_changed = 0
+
+
+cdef void sort_changed(const Geometry* geo, Scratch* scratch) noexcept nogil:
+    """Put the changed cells in reading order, read off their bits."""
+    cdef int word, n = 0
+    cdef uint64_t bits
+    for word in range((geo.ncells + 63) >> 6):
+        bits = scratch.changed_bits[word]
+        while bits:
+            scratch.changed[n] = (word << 6) + core_ctz(bits)
+            bits &= bits - 1
+            n += 1
 
 
 cdef bint move_object(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
@@ -376,7 +395,7 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
     scratch.text_moved = False
     scratch.destroyed = False
     scratch.n_touched = 0
-    scratch.n_changed = 0
+    forget_changes(scratch)
 
     if action != WAIT:
         for i in range(n_players):
@@ -418,8 +437,6 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
     for i in range(scratch.n_touched):
         scratch.moved[scratch.touched[i]] = 0
     scratch.n_touched = 0
-    for i in range(scratch.n_changed):
-        scratch.changed_mark[scratch.changed[i]] = 0
     return scratch.text_moved
 
 
@@ -562,62 +579,69 @@ cdef int cells_of_kind(const Geometry* geo, const int* key_cells, const uint8_t*
             return count
 
 
+cdef void toggle_keys(const Geometry* geo, Board* board, const uint32_t* keys,
+                      int n_keys) noexcept nogil:
+    """Add the keys' objects to the board, or take them away again."""
+    cdef int i, cell
+    for i in range(n_keys):
+        cell = cell_of_key(geo, keys[i])
+        board.grid[cell] ^= (<uint64_t>1) << geo.tile_of_kind[keys[i] - <uint32_t>(cell * geo.n_kinds)]
+
+
+cdef void put_facings(const Geometry* geo, Board* board, const uint32_t* facings, int n_facings,
+                      bint clear) noexcept nogil:
+    """Set the facing entries on a board, or clear them back to none."""
+    cdef int i, cell
+    cdef uint32_t entry
+    cdef uint64_t bit
+    for i in range(n_facings):
+        entry = facings[i] >> 2
+        cell = cell_of_key(geo, entry)
+        bit = (<uint64_t>1) << geo.tile_of_kind[entry - <uint32_t>(cell * geo.n_kinds)]
+        if clear:
+            clear_facing(board, cell, bit)
+        else:
+            set_facing(board, cell, bit, (facings[i] & 3) + 1)
+
+
 cdef void board_from_keys(const Geometry* geo, Board* board, const uint64_t* initial,
                           const uint32_t* keys, int n_keys,
                           const uint32_t* facings, int n_facings) noexcept nogil:
     """The board a decoded record describes."""
-    cdef int i
-    cdef uint32_t entry
-    cdef int n_kinds = geo.n_kinds
-    cdef int cell
     memcpy(board.grid, initial, geo.ncells * sizeof(uint64_t))
-    for i in range(n_keys):
-        cell = cell_of_key(geo, keys[i])
-        board.grid[cell] ^= (<uint64_t>1) << geo.tile_of_kind[keys[i] - <uint32_t>(cell * n_kinds)]
+    toggle_keys(geo, board, keys, n_keys)
     if geo.track_facing:
         memset(board.face0, 0, geo.ncells * sizeof(uint64_t))
         memset(board.face1, 0, geo.ncells * sizeof(uint64_t))
         memset(board.face2, 0, geo.ncells * sizeof(uint64_t))
-        for i in range(n_facings):
-            entry = facings[i] >> 2
-            cell = cell_of_key(geo, entry)
-            set_facing(board, cell, (<uint64_t>1) << geo.tile_of_kind[entry - <uint32_t>(cell * n_kinds)],
-                       (facings[i] & 3) + 1)
-
-
-cdef void sort_cells(int* cells, int count) noexcept nogil:
-    """Sort a short list of cells in place."""
-    cdef int i, j, value
-    for i in range(1, count):
-        value = cells[i]
-        j = i - 1
-        while j >= 0 and cells[j] > value:
-            cells[j + 1] = cells[j]
-            j -= 1
-        cells[j + 1] = value
+        put_facings(geo, board, facings, n_facings, False)
 
 
 cdef int changed_keys(const Geometry* geo, const Board* parent, const Board* child,
-                      const Scratch* scratch, uint32_t* toggles) noexcept nogil:
-    """The keys whose presence differs between parent and child, sorted.
-    Only the cells the turn changed can differ."""
-    cdef int i, j, cell, tile, count = 0
+                      Scratch* scratch, uint32_t* toggles) noexcept nogil:
+    """The keys whose presence differs between parent and child, in order.
+    Only the cells the turn changed can differ; they are sorted first, and
+    kinds are numbered in tile order, so the keys come out sorted."""
+    cdef int i, cell, count = 0
     cdef uint64_t diff
-    cdef uint32_t key
+    sort_changed(geo, scratch)
     for i in range(scratch.n_changed):
         cell = scratch.changed[i]
         diff = parent.grid[cell] ^ child.grid[cell]
         while diff:
-            tile = core_ctz(diff)
+            toggles[count] = <uint32_t>(cell * geo.n_kinds + geo.kind_of_tile[core_ctz(diff)])
             diff &= diff - 1
-            key = <uint32_t>(cell * geo.n_kinds + geo.kind_of_tile[tile])
-            j = count
-            while j > 0 and toggles[j - 1] > key:
-                toggles[j] = toggles[j - 1]
-                j -= 1
-            toggles[j] = key
             count += 1
     return count
+
+
+cdef inline void copy_short(uint8_t* out, const uint8_t* source, int count) noexcept nogil:
+    # Whole words, past the end on both sides: the output buffers have room,
+    # and the arena ends with ARENA_SLACK spare bytes.
+    cdef int done = 0
+    while done < count:
+        memcpy(out + done, source + done, 8)
+        done += 8
 
 
 cdef inline int copy_keys(uint8_t* out, int length, const uint8_t* record, const uint32_t* keys,
@@ -629,8 +653,16 @@ cdef inline int copy_keys(uint8_t* out, int length, const uint8_t* record, const
         return length
     length = put_varint(out, length, keys[first] - last)
     start = key_ends[first]
-    memcpy(out + length, record + start, key_ends[stop - 1] - start)
+    copy_short(out + length, record + start, key_ends[stop - 1] - start)
     return length + key_ends[stop - 1] - start
+
+
+cdef inline int rank(const uint32_t* keys, int count, uint32_t key) noexcept nogil:
+    """How many keys are below `key`; a count with no branch to mispredict."""
+    cdef int i, below = 0
+    for i in range(count):
+        below += keys[i] < key
+    return below
 
 
 cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child, Scratch* scratch,
@@ -641,18 +673,19 @@ cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child
     the turn changed: the parent's record with those cells' keys toggled.
     Gives exactly the bytes pack_board would."""
     cdef int n_toggles = changed_keys(geo, parent, child, scratch, toggles)
-    cdef int i = 0, first, t, j, n_cells, cell, tile, length = 3
+    cdef int i = 0, below, t, j, n_cells, cell, tile, length = 3
     cdef int count = n_parent_keys
     cdef uint32_t key, last = 0, entry
     cdef uint64_t bits
     for t in range(n_toggles):
         key = toggles[t]
-        first = i
-        while i < n_parent_keys and parent_keys[i] < key:
-            i += 1
-        length = copy_keys(out, length, parent_record, parent_keys, key_ends, first, i, last)
-        if i > first:
-            last = parent_keys[i - 1]
+        below = i
+        while below < n_parent_keys and parent_keys[below] < key:
+            below += 1
+        length = copy_keys(out, length, parent_record, parent_keys, key_ends, i, below, last)
+        if below > i:
+            last = parent_keys[below - 1]
+        i = below
         if i < n_parent_keys and parent_keys[i] == key:
             i += 1          # back as it was at first
             count -= 1
@@ -666,9 +699,8 @@ cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child
     out[2] = <uint8_t>(count >> 16)
     if not geo.track_facing:
         return length
-    # Facings: the parent's entries outside the changed cells, merged with
-    # the child's entries inside them, all in key order.
-    sort_cells(scratch.changed, scratch.n_changed)
+    # Facings: the parent's entries outside the changed cells (sorted by
+    # changed_keys), merged with the child's entries inside them, in key order.
     n_cells = scratch.n_changed
     last = 0
     i = 0
@@ -920,7 +952,6 @@ cdef class _Workspace:
         self.scratch.player_tiles = <uint8_t*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(uint8_t))
         self.scratch.danger_cells = <int*>calloc(n, sizeof(int))
         self.scratch.changed = <int*>calloc(n, sizeof(int))
-        self.scratch.changed_mark = <uint8_t*>calloc(n, sizeof(uint8_t))
         self.keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.key_ends = <int*>malloc(MAX_RECORD * sizeof(int))
@@ -931,7 +962,7 @@ cdef class _Workspace:
         if not (self.board.grid and self.saved.grid and self.scratch.moved and self.scratch.touched
                 and self.scratch.snapshot and self.scratch.snapshot_moved
                 and self.scratch.player_cells and self.scratch.player_tiles
-                and self.scratch.danger_cells and self.scratch.changed and self.scratch.changed_mark
+                and self.scratch.danger_cells and self.scratch.changed
                 and self.keys and self.facings and self.key_ends and self.key_cells and self.key_kinds
                 and self.is_cells and self.is_cells_after):
             raise MemoryError()
@@ -954,7 +985,6 @@ cdef class _Workspace:
         free(self.scratch.player_tiles)
         free(self.scratch.danger_cells)
         free(self.scratch.changed)
-        free(self.scratch.changed_mark)
         free(self.keys)
         free(self.facings)
         free(self.key_ends)
@@ -1055,7 +1085,7 @@ cdef class StateStore:
             slot_count *= 2
         self.capacity = 1024
         self.arena_capacity = 1 << 16
-        self.arena = <uint8_t*>malloc(self.arena_capacity)
+        self.arena = <uint8_t*>malloc(self.arena_capacity + ARENA_SLACK)
         self.offsets = <uint32_t*>malloc((self.capacity + 1) * sizeof(uint32_t))
         self.parents = <uint32_t*>malloc(self.capacity * sizeof(uint32_t))
         self.actions = <uint8_t*>malloc(self.capacity)
@@ -1082,6 +1112,7 @@ cdef class StateStore:
         if not offsets:
             return -1
         self.offsets = offsets
+        core_advise_huge(offsets, (capacity + 1) * sizeof(uint32_t))
         cdef uint32_t* parents = <uint32_t*>realloc(self.parents, capacity * sizeof(uint32_t))
         if not parents:
             return -1
@@ -1177,11 +1208,12 @@ cdef class StateStore:
             capacity = self.arena_capacity * 2
             while self.arena_used + length > capacity:
                 capacity *= 2
-            arena = <uint8_t*>realloc(self.arena, capacity)
+            arena = <uint8_t*>realloc(self.arena, capacity + ARENA_SLACK)
             if not arena:
                 return -2
             self.arena = arena
             self.arena_capacity = capacity
+            core_advise_huge(arena, capacity)
         memcpy(self.arena + self.arena_used, record, length)
         self.arena_used += length
         index = <uint32_t>self.count
@@ -1248,7 +1280,7 @@ cdef class Expander:
     # insert touches can be fetched while later children are played: the
     # table slot at once, the stored state it names PEEK_AGE children later,
     # and that state's bytes FETCH_AGE children later.
-    cdef uint8_t* queue_records     # QUEUE_SIZE records of MAX_RECORD bytes
+    cdef uint8_t* queue_records     # QUEUE_SIZE records of MAX_RECORD (+ slack) bytes
     cdef int queue_length[QUEUE_SIZE]
     cdef uint64_t queue_hash[QUEUE_SIZE]
     cdef int64_t queue_candidate[QUEUE_SIZE]
@@ -1257,6 +1289,12 @@ cdef class Expander:
     cdef int queue_tail, queue_count
     cdef uint8_t* record            # where the next child is packed: the ring's tail
     cdef uint32_t* toggles
+    # The decoded keys and facings of the state being expanded, and of the
+    # one before it: the boards go from one to the next by toggling both.
+    cdef uint32_t* keys
+    cdef uint32_t* facings
+    cdef uint32_t* old_keys
+    cdef uint32_t* old_facings
     cdef public bint incremental    # pack children from their parent's keys
     cdef readonly int n_actions
     cdef readonly uint64_t generated, expanded, dead_ends
@@ -1267,11 +1305,16 @@ cdef class Expander:
         self.level = level
         self.store = store
         self.work = _Workspace(level)
-        self.queue_records = <uint8_t*>malloc(QUEUE_SIZE * MAX_RECORD)
+        self.queue_records = <uint8_t*>malloc(QUEUE_SIZE * (MAX_RECORD + ARENA_SLACK))
         self.queue_tail = self.queue_count = 0
         self.record = self.queue_records
         self.toggles = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
-        if not (self.queue_records and self.toggles):
+        self.keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        self.facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        self.old_keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        self.old_facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
+        if not (self.queue_records and self.toggles and self.keys and self.facings
+                and self.old_keys and self.old_facings):
             raise MemoryError()
         self.incremental = True
         # Wait only matters when something can move by itself.
@@ -1283,6 +1326,10 @@ cdef class Expander:
     def __dealloc__(self):
         free(self.queue_records)
         free(self.toggles)
+        free(self.keys)
+        free(self.facings)
+        free(self.old_keys)
+        free(self.old_facings)
 
     def add_root(self):
         """Store the level's initial state as state 0."""
@@ -1317,41 +1364,70 @@ cdef class Expander:
         cdef Scratch* scratch = &self.work.scratch
         cdef size_t index, board_bytes = geo.ncells * sizeof(uint64_t)
         cdef int action, flags, length, n_players, n_keys, n_facings, record_length
-        cdef int n_is_cells, n_is_after, is_kind
+        cdef int n_is_cells, n_is_after, is_kind, n_old_keys, n_old_facings
         cdef const uint8_t* record
+        cdef uint32_t* swap
         cdef const Props* rules
-        cdef bint text_moved, outcome_may_differ, board_rewritten
+        cdef bint text_moved, outcome_may_differ, board_rewritten, boards_ready = False
         if geo.track_facing:
             board_bytes *= 4
         is_kind = geo.kind_of_tile[T_IS_TEXT] if geo.kinds_mask & M_IS_TEXT else -1
+        n_keys = n_facings = 0
         for index in range(start, stop):
+            swap = self.old_keys
+            self.old_keys = self.keys
+            self.keys = swap
+            swap = self.old_facings
+            self.old_facings = self.facings
+            self.facings = swap
+            n_old_keys = n_keys
+            n_old_facings = n_facings
             record = self.store.arena + self.store.offsets[index]
             record_length = <int>(self.store.offsets[index + 1] - self.store.offsets[index])
-            decode_record(record, record_length, self.work.keys, self.work.key_ends, &n_keys,
-                          self.work.facings, &n_facings)
-            board_from_keys(geo, &self.work.saved, self.level.initial,
-                            self.work.keys, n_keys, self.work.facings, n_facings)
-            split_keys(geo, self.work.keys, n_keys, self.work.key_cells, self.work.key_kinds)
+            decode_record(record, record_length, self.keys, self.work.key_ends, &n_keys,
+                          self.facings, &n_facings)
+            if boards_ready and n_old_keys + n_keys <= TOGGLE_LIMIT:
+                # Both boards hold the last state: take its keys out, put these in.
+                toggle_keys(geo, &self.work.saved, self.old_keys, n_old_keys)
+                toggle_keys(geo, &self.work.saved, self.keys, n_keys)
+                toggle_keys(geo, &self.work.board, self.old_keys, n_old_keys)
+                toggle_keys(geo, &self.work.board, self.keys, n_keys)
+                if geo.track_facing:
+                    put_facings(geo, &self.work.saved, self.old_facings, n_old_facings, True)
+                    put_facings(geo, &self.work.saved, self.facings, n_facings, False)
+                    put_facings(geo, &self.work.board, self.old_facings, n_old_facings, True)
+                    put_facings(geo, &self.work.board, self.facings, n_facings, False)
+            else:
+                board_from_keys(geo, &self.work.saved, self.level.initial,
+                                self.keys, n_keys, self.facings, n_facings)
+                memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
+                boards_ready = True
+            split_keys(geo, self.keys, n_keys, self.work.key_cells, self.work.key_kinds)
             n_is_cells = 0
             if is_kind >= 0:
                 n_is_cells = cells_of_kind(geo, self.work.key_cells, self.work.key_kinds, n_keys,
                                            is_kind, self.work.is_cells)
             read_rules_at(geo, &self.work.saved, &self.props, self.work.is_cells, n_is_cells, False)
-            n_players = list_players_at(geo, &self.props, self.work.key_cells, self.work.key_kinds, n_keys,
-                                        scratch.player_cells, scratch.player_tiles)
+            if n_keys <= TOGGLE_LIMIT:
+                n_players = list_players_at(geo, &self.props, self.work.key_cells, self.work.key_kinds,
+                                            n_keys, scratch.player_cells, scratch.player_tiles)
+            else:
+                n_players = list_players(geo, &self.work.saved, &self.props,
+                                         scratch.player_cells, scratch.player_tiles)
             scratch.n_danger = list_danger_cells(geo, &self.work.saved, &self.props,
                                                  scratch.danger_cells)
             self.expanded += 1
-            memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
             board_rewritten = False
-            scratch.n_changed = 0
-            for action in range(self.n_actions):
+            forget_changes(scratch)
+            for action in range(self.n_actions + 1):
                 # Put back what the last action changed, so the board is the parent's.
                 if board_rewritten:
                     memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
                     board_rewritten = False
                 else:
                     restore_cells(geo, &self.work.board, &self.work.saved, scratch.changed, scratch.n_changed)
+                if action == self.n_actions:
+                    break
                 text_moved = play_turn(geo, &self.work.board, scratch, &self.props, action,
                                        scratch.player_cells, scratch.player_tiles, n_players)
                 self.generated += 1
@@ -1394,8 +1470,8 @@ cdef class Expander:
                     # The arena may have moved since: an insert can grow it.
                     record = self.store.arena + self.store.offsets[index]
                     length = pack_child(geo, &self.work.saved, &self.work.board, scratch,
-                                        record, self.work.keys, self.work.key_ends, n_keys,
-                                        self.work.facings, n_facings, self.toggles, self.record)
+                                        record, self.keys, self.work.key_ends, n_keys,
+                                        self.facings, n_facings, self.toggles, self.record)
                 if self.enqueue(length, <uint32_t>index, <uint8_t>action) < 0:
                     return -1
         return self.drain()
@@ -1411,7 +1487,7 @@ cdef class Expander:
         self.queue_action[pos] = action
         self.queue_tail = (pos + 1) & (QUEUE_SIZE - 1)
         self.queue_count += 1
-        self.record = self.queue_records + self.queue_tail * MAX_RECORD
+        self.record = self.queue_records + self.queue_tail * (MAX_RECORD + ARENA_SLACK)
         if self.queue_count > PEEK_AGE:
             pos = (self.queue_tail - 1 - PEEK_AGE) & (QUEUE_SIZE - 1)
             self.queue_candidate[pos] = self.store.peek(self.queue_hash[pos])
@@ -1425,7 +1501,7 @@ cdef class Expander:
     cdef inline int insert_oldest(self) noexcept nogil:
         cdef int pos = (self.queue_tail - self.queue_count) & (QUEUE_SIZE - 1)
         cdef int64_t child = self.store.insert_hashed(
-            self.queue_records + pos * MAX_RECORD, self.queue_length[pos], self.queue_hash[pos],
+            self.queue_records + pos * (MAX_RECORD + ARENA_SLACK), self.queue_length[pos], self.queue_hash[pos],
             self.queue_parent[pos], self.queue_action[pos])
         self.queue_count -= 1
         return -1 if child == -2 else 0
