@@ -16,6 +16,7 @@ cdef enum:
     TAG_BITS = 6
     INDEX_MASK = (1 << 26) - 1
     MAX_STATES = (1 << 26) - 2
+    FULL_PACK_SHARE = 16    # a child changing over 1/16 of the cells is packed whole
     TOGGLE_LIMIT = 32       # above this many keys, boards are rebuilt and scanned whole
     QUEUE_SIZE = 16         # children queued for insertion (a power of two)
     PEEK_AGE = 5            # when a queued child looks at its table slot

@@ -264,10 +264,10 @@ cdef int take_snapshot(const Geometry* geo, const Board* board, Scratch* scratch
     # board. The snapshot is taken before any of them moves.
     cdef int cell, count = 0
     for cell in range(geo.first, geo.stop):
-        if board.grid[cell] & bit:
-            scratch.snapshot[count] = cell
-            scratch.snapshot_moved[count] = (scratch.moved[cell] & bit) != 0
-            count += 1
+        # Branch-free, as in list_players.
+        scratch.snapshot[count] = cell
+        scratch.snapshot_moved[count] = (scratch.moved[cell] & bit) != 0
+        count += (board.grid[cell] & bit) != 0
     return count
 
 
@@ -338,11 +338,11 @@ cdef int list_players(const Geometry* geo, const Board* board, const Props* prop
     cdef uint64_t bit
     for i in range(props.n_you):
         bit = (<uint64_t>1) << props.you_order[i]
+        # Branch-free: write every cell, keep those that hold the noun.
         for cell in range(geo.first, geo.stop):
-            if board.grid[cell] & bit:
-                cells[count] = cell
-                tiles[count] = props.you_order[i]
-                count += 1
+            cells[count] = cell
+            tiles[count] = props.you_order[i]
+            count += (board.grid[cell] & bit) != 0
     return count
 
 
@@ -486,11 +486,18 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
     key cell * n_kinds + kind; the keys are written in increasing order as
     varint gaps, so equal boards give equal bytes. When MOVE can arise, the
     nonzero facings follow the same way, as (key * 4 + facing - 1)."""
-    cdef int cell, tile, count = 0, length = 3
+    cdef int cell, tile, i, n_differ = 0, count = 0, length = 3
     cdef uint64_t diff, bits
     cdef uint32_t key, last = 0
     cdef int n_kinds = geo.n_kinds
+    cdef int differ[MAX_CELLS]
+    # Gather the differing cells without a branch per cell: which cells
+    # differ is as good as random, so a branch would often be mispredicted.
     for cell in range(geo.first, geo.stop):
+        differ[n_differ] = cell
+        n_differ += (board.grid[cell] ^ initial[cell]) != 0
+    for i in range(n_differ):
+        cell = differ[i]
         diff = board.grid[cell] ^ initial[cell]
         while diff:
             tile = core_ctz(diff)
@@ -505,7 +512,13 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
     out[2] = <uint8_t>(count >> 16)
     if geo.track_facing:
         last = 0
+        n_differ = 0
         for cell in range(geo.first, geo.stop):
+            differ[n_differ] = cell
+            n_differ += ((board.face0[cell] | board.face1[cell] | board.face2[cell])
+                         & geo.facing_mask) != 0
+        for i in range(n_differ):
+            cell = differ[i]
             bits = (board.face0[cell] | board.face1[cell] | board.face2[cell]) & geo.facing_mask
             while bits:
                 tile = core_ctz(bits)
@@ -741,6 +754,8 @@ cdef inline bint won_in_changed_cells(const Board* board, const Scratch* scratch
                                       const Props* props) noexcept nogil:
     cdef int i
     cdef uint64_t contents
+    if not (props.you and props.win):
+        return False
     for i in range(scratch.n_changed):
         contents = board.grid[scratch.changed[i]]
         if contents & props.you and contents & props.win:
@@ -1463,8 +1478,11 @@ cdef class Expander:
                 if flags & TURN_DEAD:
                     self.dead_ends += 1
                     continue
-                if board_rewritten or not self.incremental:
-                    # A transformation may have changed cells anywhere.
+                # A transformation may have changed cells anywhere; and when a
+                # turn changed many cells, one pass over the board beats
+                # merging that many keys into the parent's.
+                if (board_rewritten or not self.incremental
+                        or scratch.n_changed * FULL_PACK_SHARE > geo.ncells):
                     length = pack_board(geo, &self.work.board, self.level.initial, self.record)
                 else:
                     # The arena may have moved since: an insert can grow it.
