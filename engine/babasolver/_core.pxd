@@ -18,6 +18,7 @@ cdef enum:
     MAX_STATES = (1 << 26) - 2
     FULL_PACK_SHARE = 16    # a child changing over 1/16 of the cells is packed whole
     TOGGLE_LIMIT = 32       # above this many keys, boards are rebuilt and scanned whole
+    REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
     QUEUE_SIZE = 16         # children queued for insertion (a power of two)
     PEEK_AGE = 5            # when a queued child looks at its table slot
     FETCH_AGE = 10          # when it fetches the stored state found there

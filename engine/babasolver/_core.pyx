@@ -1140,23 +1140,33 @@ cdef class StateStore:
         return 0
 
     cdef int grow_slots(self) noexcept nogil:
+        """Double the table. States are rehashed in index order, so the arena
+        is read front to back; each new slot is prefetched a few states
+        before it is written, which hides the random access."""
         cdef size_t slot_count = (self.slot_mask + 1) * 2
+        cdef size_t mask = slot_count - 1
         cdef uint32_t* slots = <uint32_t*>calloc(slot_count, sizeof(uint32_t))
-        cdef size_t i, slot
-        cdef uint32_t index
+        cdef uint64_t hashes[REHASH_AHEAD]
+        cdef size_t i, slot, late
+        cdef uint64_t h
         if not slots:
             return -1
         core_advise_huge(slots, slot_count * sizeof(uint32_t))
-        for i in range(self.slot_mask + 1):
-            index = self.slots[i]
-            if index:
-                slot = self.hash_of((index & INDEX_MASK) - 1) & (slot_count - 1)
+        for i in range(self.count + REHASH_AHEAD):
+            if i >= REHASH_AHEAD:
+                late = i - REHASH_AHEAD
+                h = hashes[late % REHASH_AHEAD]
+                slot = h & mask
                 while slots[slot]:
-                    slot = (slot + 1) & (slot_count - 1)
-                slots[slot] = index
+                    slot = (slot + 1) & mask
+                slots[slot] = (<uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS) | <uint32_t>(late + 1)
+            if i < self.count:
+                h = self.hash_of(i)
+                hashes[i % REHASH_AHEAD] = h
+                core_prefetch(&slots[h & mask])
         free(self.slots)
         self.slots = slots
-        self.slot_mask = slot_count - 1
+        self.slot_mask = mask
         return 0
 
     cdef inline uint64_t hash_of(self, size_t index) noexcept nogil:
