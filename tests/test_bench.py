@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from babasolver import bench
+from babasolver import bench, solver
 from babasolver.game import replay
 from babasolver.level import read_keke_set
 from babasolver.notation import parse_solution
@@ -254,6 +254,18 @@ def _outcome(lid, status, unique, generated, elapsed, memory=0, moves=None, ref=
     )
 
 
+def test_bytes_per_state_are_read_at_the_largest_searches():
+    # A search just over 100k states carries most of its starting table;
+    # only the five largest count.
+    outcomes = [_outcome(str(i), "time limit", 1_000_000 * (i + 1), 1, 1.0, memory=40_000_000 * (i + 1))
+                for i in range(5)]
+    outcomes.append(_outcome("small", "solved", 120_000, 1, 0.1, memory=20_000_000, moves=3))
+    s = bench.summarize(outcomes, peak_rss=(1.0, 1.0))
+    assert s.big_searches == 5
+    assert s.max_bytes_per_state == pytest.approx(40.0)
+    assert "over the 5 largest searches" in bench.format_summary(s)
+
+
 def test_summarize_figures():
     samples = [(50_000, 200_000, 0.25), (400_000, 1_000_000, 0.5), (1_200_000, 1_600_000, 0.75)]
     outcomes = [
@@ -276,7 +288,8 @@ def test_summarize_figures():
     assert s.long_searches == 3
     assert s.median_states_per_second_long == pytest.approx(1_000_000)
     assert s.peak_rss_mb == 250.0
-    # Levels with >= 100k states: b 40, d 50, e 20 bytes per state.
+    # The largest searches of >= 100k states: d 50, b 40, e 20 bytes per state.
+    assert s.big_searches == 3
     assert s.max_bytes_per_state == pytest.approx(50.0)
     assert s.max_bytes_per_state_id == "d"
     assert s.bytes_per_state_overall == pytest.approx(71_003_000 / 1_550_510)
@@ -309,5 +322,5 @@ def test_registers_as_a_subcommand(keke_sets):
     bench.add_bench_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["bench", str(keke_sets["demo"]), "--jobs", "2", "--ids", "1,2"])
     assert args.run is bench.cmd_bench
-    assert (args.timeout, args.max_states, args.jobs, args.ids) == (10.0, 20_000_000, 2, ["1", "2"])
+    assert (args.timeout, args.max_states, args.jobs, args.ids) == (10.0, solver.DEFAULT_MAX_STATES, 2, ["1", "2"])
     assert args.memory_limit is None and args.report is None

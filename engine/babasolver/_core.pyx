@@ -216,20 +216,13 @@ cdef void sort_changed(const Geometry* geo, Scratch* scratch) noexcept nogil:
             n += 1
 
 
-cdef bint move_object(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
-                      int tile, int cell, int direction) noexcept nogil:
-    cdef uint64_t bit = (<uint64_t>1) << tile
-    cdef int target, occupant
-    cdef uint64_t contents, blocking, occupant_bit
-    if scratch.moved[cell] & bit or not (props.movable & bit):
-        return False
-    target = cell + geo.delta[direction]
-    contents = board.grid[target]
-    if contents & (M_BORDER | props.stop):
-        return False
-    # Several blocking occupants can share a cell (a pushed rock resting on
-    # a YOU object): each must let X in, in ascending tile order.
-    blocking = contents & (props.you | props.move | props.push)
+cdef bint clear_the_way(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
+                        uint64_t bit, int target, int direction, uint64_t blocking) noexcept nogil:
+    """Whether the occupants of `target` let an object (`bit`) in, pushing
+    the pushable ones on. Several can share a cell (a pushed rock resting on
+    a YOU object): each is asked in ascending tile order."""
+    cdef int occupant
+    cdef uint64_t occupant_bit
     while blocking:
         occupant = core_ctz(blocking)
         occupant_bit = (<uint64_t>1) << occupant
@@ -242,6 +235,24 @@ cdef bint move_object(const Geometry* geo, Board* board, Scratch* scratch, const
                 return False
         else:
             return False
+    return True
+
+
+cdef inline bint move_object(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
+                             int tile, int cell, int direction) noexcept nogil:
+    # Inline: most moves go into a cell nothing blocks, with no call at all.
+    cdef uint64_t bit = (<uint64_t>1) << tile
+    cdef int target
+    cdef uint64_t contents, blocking
+    if scratch.moved[cell] & bit or not (props.movable & bit):
+        return False
+    target = cell + geo.delta[direction]
+    contents = board.grid[target]
+    if contents & (M_BORDER | props.stop):
+        return False
+    blocking = contents & (props.you | props.move | props.push)
+    if blocking and not clear_the_way(geo, board, scratch, props, bit, target, direction, blocking):
+        return False
     board.grid[cell] &= ~bit
     board.grid[target] |= bit
     note_changed(scratch, cell)

@@ -49,6 +49,7 @@ from .errors import BabaError
 from .game import replay
 from .level import Level, find_level_folders, read_folder, read_keke_set
 from .notation import parse_solution, to_keke
+from . import solver
 from .solver import solve
 
 __all__ = [
@@ -77,7 +78,8 @@ __all__ = [
 AGENT = "babasolver-bfs"
 
 DEFAULT_TIMEOUT = 10.0
-DEFAULT_MAX_STATES = 20_000_000
+# The solver's own cap: at 10 s a level should stop on time, not on states.
+DEFAULT_MAX_STATES = solver.DEFAULT_MAX_STATES
 DEFAULT_JOBS = 1
 PROGRESS_EVERY = 0.25              # seconds between progress samples
 
@@ -95,7 +97,9 @@ LIMIT_STATUSES = (STATE_LIMIT, TIME_LIMIT, MEMORY_LIMIT, INTERRUPTED)
 
 #: Searches at least this long count towards the median states/s.
 LONG_SEARCH = 0.5
-#: Levels with at least this many unique states count towards max bytes/state.
+#: Bytes per state are read at the largest searches (the table starts at a
+#: fixed 16 MiB, which dominates small ones): this many, of at least BIG_SEARCH states.
+LARGEST_SEARCHES = 5
 BIG_SEARCH = 100_000
 #: Table sizes at which the scaling section reads the states/s.
 SCALING_POINTS = (100_000, 1_000_000, 10_000_000)
@@ -582,8 +586,8 @@ class Summary:
     peak_rss_mb: float
     peak_rss_self_mb: float
     peak_rss_children_mb: float
-    big_searches: int                     # levels with at least BIG_SEARCH unique states
-    max_bytes_per_state: Optional[float]  # over the big searches
+    big_searches: int                     # the largest searches, at most LARGEST_SEARCHES
+    max_bytes_per_state: Optional[float]  # over those
     max_bytes_per_state_id: Optional[str]
     bytes_per_state_overall: Optional[float]
     shorter_than_reference: List[str]
@@ -659,7 +663,8 @@ def summarize(
     total_time = sum(times)
     total_generated = sum(o.generated for o in outcomes)
     long_rates = [o.states_per_second for o in outcomes if o.elapsed >= LONG_SEARCH]
-    big = [o for o in outcomes if o.unique >= BIG_SEARCH and o.bytes_per_state is not None]
+    big = [o for o in sorted(outcomes, key=lambda o: -o.unique)[:LARGEST_SEARCHES]
+           if o.unique >= BIG_SEARCH and o.bytes_per_state is not None]
     biggest_ratio = max(big, key=lambda o: o.bytes_per_state or 0.0) if big else None
     total_unique = sum(o.unique for o in outcomes)
     total_memory = sum(o.memory_bytes for o in outcomes)
@@ -805,7 +810,7 @@ def format_summary(s: Summary, title: str = "summary") -> str:
         ("bytes per unique state",
          ("max - (no level reached 100k states)" if s.max_bytes_per_state is None
           else f"max {s.max_bytes_per_state:.1f} (level {s.max_bytes_per_state_id},"
-               f" over {_plural(s.big_searches, 'level')} with >= {BIG_SEARCH // 1000}k states)")
+               f" over the {s.big_searches} largest {'search' if s.big_searches == 1 else 'searches'})")
          + ("" if s.bytes_per_state_overall is None
             else f"; overall {s.bytes_per_state_overall:.1f} (all tables / all states)")),
     ]
