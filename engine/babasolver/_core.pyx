@@ -19,21 +19,53 @@ cdef extern from *:
     #if defined(__linux__)
     #include <sys/mman.h>
     #endif
-    /* Ask for 2 MiB pages over the whole 2 MiB blocks of a big table: random
-       probes then miss the TLB far less often. A hint only; errors are ignored. */
-    static inline void core_advise_huge(void* p, size_t n) {
-    #if defined(__linux__) && defined(MADV_HUGEPAGE)
-        const uintptr_t huge = (uintptr_t)1 << 21;
-        uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-        uintptr_t end = ((uintptr_t)p + n) & ~(huge - 1);
-        if (end > start) madvise((void*)start, end - start, MADV_HUGEPAGE);
+    /* The store's big arrays: zeroed blocks that grow. On Linux they are
+       mappings grown by mremap, which moves pages instead of copying them
+       (realloc copied the arena at every doubling, faulting in every page
+       twice), with 2 MiB pages asked for so random probes miss the TLB less.
+       Elsewhere, calloc and realloc. */
+    static void* core_block_new(size_t n) {
+    #if defined(__linux__) && defined(MREMAP_MAYMOVE)
+        void* p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+        /* The whole mapping, so it stays one region that mremap can grow. */
+    #if defined(MADV_HUGEPAGE)
+        madvise(p, n, MADV_HUGEPAGE);
+    #endif
+        return p;
+    #else
+        return calloc(n, 1);
+    #endif
+    }
+    static void* core_block_grow(void* p, size_t old_n, size_t new_n) {
+    #if defined(__linux__) && defined(MREMAP_MAYMOVE)
+        void* q = mremap(p, old_n, new_n, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED) return NULL;
+    #if defined(MADV_HUGEPAGE)
+        madvise(q, new_n, MADV_HUGEPAGE);
+    #endif
+        return q;
+    #else
+        char* q = (char*)realloc(p, new_n);
+        if (q) memset(q + old_n, 0, new_n - old_n);
+        return q;
+    #endif
+    }
+    static void core_block_free(void* p, size_t n) {
+        if (!p) return;
+    #if defined(__linux__) && defined(MREMAP_MAYMOVE)
+        munmap(p, n);
+    #else
+        free(p);
     #endif
     }
     """
     int core_ctz(uint64_t x) nogil
     void core_prefetch(const void* p) nogil
     uint64_t core_mix(uint64_t a, uint64_t b) nogil
-    void core_advise_huge(void* p, size_t n) nogil
+    void* core_block_new(size_t n) nogil
+    void* core_block_grow(void* p, size_t old_n, size_t new_n) nogil
+    void core_block_free(void* p, size_t n) nogil
 
 
 # ---------------------------------------------------------------- facing --
@@ -1134,42 +1166,43 @@ cdef class StateStore:
             slot_count *= 2
         self.capacity = 1024
         self.arena_capacity = 1 << 16
-        self.arena = <uint8_t*>malloc(self.arena_capacity + ARENA_SLACK)
-        self.offsets = <uint32_t*>malloc((self.capacity + 1) * sizeof(uint32_t))
-        self.parents = <uint32_t*>malloc(self.capacity * sizeof(uint32_t))
-        self.actions = <uint8_t*>malloc(self.capacity)
-        self.slots = <uint32_t*>calloc(slot_count, sizeof(uint32_t))
-        core_advise_huge(self.slots, slot_count * sizeof(uint32_t))
+        self.slot_mask = slot_count - 1
+        self.arena = <uint8_t*>core_block_new(self.arena_capacity + ARENA_SLACK)
+        self.offsets = <uint32_t*>core_block_new((self.capacity + 1) * sizeof(uint32_t))
+        self.parents = <uint32_t*>core_block_new(self.capacity * sizeof(uint32_t))
+        self.actions = <uint8_t*>core_block_new(self.capacity)
+        self.slots = <uint32_t*>core_block_new(slot_count * sizeof(uint32_t))
         if not (self.arena and self.offsets and self.parents and self.actions and self.slots):
             raise MemoryError()
-        self.slot_mask = slot_count - 1
         self.offsets[0] = 0
         self.arena_used = 0
         self.count = 0
         self.hash_mask = hash_mask
 
     def __dealloc__(self):
-        free(self.arena)
-        free(self.offsets)
-        free(self.parents)
-        free(self.actions)
-        free(self.slots)
+        core_block_free(self.arena, self.arena_capacity + ARENA_SLACK)
+        core_block_free(self.offsets, (self.capacity + 1) * sizeof(uint32_t))
+        core_block_free(self.parents, self.capacity * sizeof(uint32_t))
+        core_block_free(self.actions, self.capacity)
+        core_block_free(self.slots, (self.slot_mask + 1) * sizeof(uint32_t))
 
     cdef int grow_states(self) noexcept nogil:
-        cdef size_t capacity = self.capacity * 2
-        cdef uint32_t* offsets = <uint32_t*>realloc(self.offsets, (capacity + 1) * sizeof(uint32_t))
-        if not offsets:
+        # Each array is grown and stored at once, so `capacity` describes
+        # all three only when all three grew (the sizes freed stay right).
+        cdef size_t old = self.capacity, capacity = self.capacity * 2
+        cdef void* grown = core_block_grow(self.offsets, (old + 1) * sizeof(uint32_t),
+                                           (capacity + 1) * sizeof(uint32_t))
+        if not grown:
             return -1
-        self.offsets = offsets
-        core_advise_huge(offsets, (capacity + 1) * sizeof(uint32_t))
-        cdef uint32_t* parents = <uint32_t*>realloc(self.parents, capacity * sizeof(uint32_t))
-        if not parents:
+        self.offsets = <uint32_t*>grown
+        grown = core_block_grow(self.parents, old * sizeof(uint32_t), capacity * sizeof(uint32_t))
+        if not grown:
             return -1
-        self.parents = parents
-        cdef uint8_t* actions = <uint8_t*>realloc(self.actions, capacity)
-        if not actions:
+        self.parents = <uint32_t*>grown
+        grown = core_block_grow(self.actions, old, capacity)
+        if not grown:
             return -1
-        self.actions = actions
+        self.actions = <uint8_t*>grown
         self.capacity = capacity
         return 0
 
@@ -1179,13 +1212,12 @@ cdef class StateStore:
         before it is written, which hides the random access."""
         cdef size_t slot_count = (self.slot_mask + 1) * 2
         cdef size_t mask = slot_count - 1
-        cdef uint32_t* slots = <uint32_t*>calloc(slot_count, sizeof(uint32_t))
+        cdef uint32_t* slots = <uint32_t*>core_block_new(slot_count * sizeof(uint32_t))
         cdef uint64_t hashes[REHASH_AHEAD]
         cdef size_t i, slot, late
         cdef uint64_t h
         if not slots:
             return -1
-        core_advise_huge(slots, slot_count * sizeof(uint32_t))
         for i in range(self.count + REHASH_AHEAD):
             if i >= REHASH_AHEAD:
                 late = i - REHASH_AHEAD
@@ -1198,7 +1230,7 @@ cdef class StateStore:
                 h = self.hash_of(i)
                 hashes[i % REHASH_AHEAD] = h
                 core_prefetch(&slots[h & mask])
-        free(self.slots)
+        core_block_free(self.slots, (self.slot_mask + 1) * sizeof(uint32_t))
         self.slots = slots
         self.slot_mask = mask
         return 0
@@ -1267,12 +1299,12 @@ cdef class StateStore:
             capacity = self.arena_capacity * 2
             while self.arena_used + length > capacity:
                 capacity *= 2
-            arena = <uint8_t*>realloc(self.arena, capacity + ARENA_SLACK)
+            arena = <uint8_t*>core_block_grow(self.arena, self.arena_capacity + ARENA_SLACK,
+                                              capacity + ARENA_SLACK)
             if not arena:
                 return -2
             self.arena = arena
             self.arena_capacity = capacity
-            core_advise_huge(arena, capacity)
         memcpy(self.arena + self.arena_used, record, length)
         self.arena_used += length
         index = <uint32_t>self.count
