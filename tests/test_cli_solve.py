@@ -327,6 +327,7 @@ def test_solve_set_without_id(capsys, keke_sets):
     [
         (["--timeout", "0"], "--timeout must be positive"),
         (["--max-states", "0"], "--max-states must be at least 1"),
+        (["--threads", "0"], "--threads must be at least 1"),
         (["--all", "--id", "1"], "--id selects one level"),
     ],
 )

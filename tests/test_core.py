@@ -201,3 +201,23 @@ def test_incremental_packing_builds_the_same_store_as_full_packing(rows):
     assert won_incremental == won_full
     assert len(incremental) == len(full)
     assert all(incremental.get(i) == full.get(i) for i in range(len(full)))
+
+
+def test_generate_only_reads_the_store_and_insert_adds_what_expand_would():
+    level = make_level(MOVER_LEVEL)
+    core = CoreLevel(level.width, level.height, level.grid, True, True)
+    _, records = random_walk(level, 30, 3)
+    by_expand, by_steps = StateStore(), StateStore()
+    for record in records[:12]:
+        by_expand.add(record)
+        by_steps.add(record)
+    Expander(core, by_expand).expand(0, 12)
+    two_steps = Expander(core, by_steps)
+    assert two_steps.generate(0, 12) == 0
+    assert len(by_steps) == 12
+    two_steps.insert_generated()
+    assert [by_steps.get(i) for i in range(len(by_steps))] == [by_expand.get(i) for i in range(len(by_expand))]
+    assert [by_steps.parent(i) for i in range(12, len(by_steps))] == [
+        by_expand.parent(i) for i in range(12, len(by_expand))]
+    with pytest.raises(IndexError):
+        two_steps.generate(0, len(by_steps) + 1)

@@ -63,6 +63,39 @@ def test_progress_receives_counters(repo_root):
     assert seen and all(stats.unique > 0 for stats in seen)
 
 
+def _outcome(result):
+    s = result.stats
+    return result.status, result.solution, s.generated, s.expanded, s.unique, s.dead_ends, s.depth
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_change_nothing_but_the_time(monkeypatch, repo_root, threads):
+    # Tiny batches, split even when small, so the winning child falls in
+    # every part in turn; the store and the counters must match one thread's.
+    monkeypatch.setattr(solver, "CHUNK", 3)
+    monkeypatch.setattr(solver, "MIN_PART", 1)
+    levels = [load_level(repo_root / "levels" / "00"), make_level(WALLED_OFF)]
+    levels += [make_level(["B12..", "F13.f", ".b.r.", "R15..", "A10.a"])]
+    for level in levels:
+        for max_states in (200_000, 40):        # to the end, and to a state limit
+            one = _outcome(solver.solve(level, max_states=max_states))
+            assert _outcome(solver.solve(level, max_states=max_states, threads=threads)) == one
+
+
+def test_threads_change_nothing_on_the_keke_test_set(monkeypatch, keke_sets):
+    monkeypatch.setattr(solver, "CHUNK", 64)
+    monkeypatch.setattr(solver, "MIN_PART", 1)
+    levels = read_keke_set(keke_sets["test"])
+    one = [_outcome(solver.solve(keke.level, max_states=300_000)) for keke in levels]
+    for keke, expected in zip(levels, one):
+        assert _outcome(solver.solve(keke.level, max_states=300_000, threads=2)) == expected, keke.id
+
+
+def test_threads_must_be_positive():
+    with pytest.raises(ValueError, match="threads"):
+        solver.solve(make_level(WALLED_OFF), threads=0)
+
+
 @pytest.mark.parametrize("set_name", ["demo", "test"])
 def test_keke_solutions_win_and_are_no_longer_than_the_reference(keke_sets, set_name):
     solved = 0

@@ -19,9 +19,10 @@ cdef enum:
     FULL_PACK_SHARE = 16    # a child changing over 1/16 of the cells is packed whole
     TOGGLE_LIMIT = 32       # above this many keys, boards are rebuilt and scanned whole
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
-    QUEUE_SIZE = 16         # children queued for insertion (a power of two)
-    PEEK_AGE = 5            # when a queued child looks at its table slot
-    FETCH_AGE = 10          # when it fetches the stored state found there
+    QUEUE_SIZE = 16         # children in flight while inserting (a power of two)
+    INSERT_LAG = 15         # children between prefetching a slot and inserting
+    PEEK_LAG = 5            # ... and looking at the state named in that slot
+    FETCH_LAG = 10          # ... and fetching that state's bytes
 
 cdef enum TurnFlags:
     TURN_WON = 1

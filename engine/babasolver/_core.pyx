@@ -1361,24 +1361,27 @@ cdef class StateStore:
 cdef class Expander:
     """Expands ranges of stored states in C, without the GIL: every action is
     played from each state, won children are reported, dead ends dropped, and
-    new children are appended to the store."""
+    new children are appended to the store.
+
+    Expansion runs in two steps. `generate` plays a range of states into
+    this expander's own list of children and only reads the store, so several
+    expanders (one per thread) can generate at once; `insert_generated` then
+    adds the children to the store, in order. `expand` does both."""
     cdef CoreLevel level
     cdef StateStore store
     cdef _Workspace work
     cdef Props props
     cdef Props next_props
-    # Children wait in a ring before they are inserted, so the memory an
-    # insert touches can be fetched while later children are played: the
-    # table slot at once, the stored state it names PEEK_AGE children later,
-    # and that state's bytes FETCH_AGE children later.
-    cdef uint8_t* queue_records     # QUEUE_SIZE records of MAX_RECORD (+ slack) bytes
-    cdef int queue_length[QUEUE_SIZE]
-    cdef uint64_t queue_hash[QUEUE_SIZE]
-    cdef int64_t queue_candidate[QUEUE_SIZE]
-    cdef uint32_t queue_parent[QUEUE_SIZE]
-    cdef uint8_t queue_action[QUEUE_SIZE]
-    cdef int queue_tail, queue_count
-    cdef uint8_t* record            # where the next child is packed: the ring's tail
+    # The children generated, in order: child i is
+    # out_bytes[out_start[i]:out_start[i + 1]].
+    cdef uint8_t* out_bytes
+    cdef size_t out_used, out_capacity
+    cdef uint32_t* out_start
+    cdef uint64_t* out_hash
+    cdef uint32_t* out_parent
+    cdef uint8_t* out_action
+    cdef size_t out_count, out_room
+    cdef uint8_t* record            # where the next child is packed: out_bytes + out_used
     cdef uint32_t* toggles
     # The decoded keys and facings of the state being expanded, and of the
     # one before it: the boards go from one to the next by toggling both.
@@ -1396,17 +1399,25 @@ cdef class Expander:
         self.level = level
         self.store = store
         self.work = _Workspace(level)
-        self.queue_records = <uint8_t*>malloc(QUEUE_SIZE * (MAX_RECORD + ARENA_SLACK))
-        self.queue_tail = self.queue_count = 0
-        self.record = self.queue_records
+        self.out_capacity = 1 << 16
+        self.out_room = 1 << 12
+        self.out_bytes = <uint8_t*>malloc(self.out_capacity)
+        self.out_start = <uint32_t*>malloc((self.out_room + 1) * sizeof(uint32_t))
+        self.out_hash = <uint64_t*>malloc(self.out_room * sizeof(uint64_t))
+        self.out_parent = <uint32_t*>malloc(self.out_room * sizeof(uint32_t))
+        self.out_action = <uint8_t*>malloc(self.out_room)
         self.toggles = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.old_keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.old_facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
-        if not (self.queue_records and self.toggles and self.keys and self.facings
+        if not (self.out_bytes and self.out_start and self.out_hash and self.out_parent
+                and self.out_action and self.toggles and self.keys and self.facings
                 and self.old_keys and self.old_facings):
             raise MemoryError()
+        self.out_count = self.out_used = 0
+        self.out_start[0] = 0
+        self.record = self.out_bytes
         self.incremental = True
         # Wait only matters when something can move by itself.
         self.n_actions = 5 if level.geo.track_facing else 4
@@ -1415,7 +1426,11 @@ cdef class Expander:
         self.won_action = -1
 
     def __dealloc__(self):
-        free(self.queue_records)
+        free(self.out_bytes)
+        free(self.out_start)
+        free(self.out_hash)
+        free(self.out_parent)
+        free(self.out_action)
         free(self.toggles)
         free(self.keys)
         free(self.facings)
@@ -1427,8 +1442,8 @@ cdef class Expander:
         cdef int length
         memcpy(self.work.board.grid, self.level.initial, self.level.geo.ncells * sizeof(uint64_t))
         memset(self.work.board.face0, 0, 3 * self.level.geo.ncells * sizeof(uint64_t))
-        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, self.record)
-        return self.store.add(bytes(self.record[:length]))
+        length = pack_board(&self.level.geo, &self.work.board, self.level.initial, self.out_bytes)
+        return self.store.add(bytes(self.out_bytes[:length]))
 
     def root_is_dead(self):
         """True when the initial board has no YOU and no MOVE object."""
@@ -1440,15 +1455,108 @@ cdef class Expander:
         return True
 
     def expand(self, size_t start, size_t stop):
-        """Expand states [start, stop). Returns 1 when a child wins (see
-        won_parent / won_action), 0 otherwise; raises MemoryError when the
-        store cannot grow."""
+        """Expand states [start, stop) and store their new children. Returns
+        1 when a child wins (see won_parent / won_action; the children before
+        it are stored), 0 otherwise; raises MemoryError when the store cannot
+        grow."""
+        cdef int won = self.generate(start, stop)
+        self.insert_generated()
+        return won
+
+    def generate(self, size_t start, size_t stop):
+        """Play every action from states [start, stop) into this expander's
+        list of children (replacing the last list), stopping at the first
+        child that wins (returns 1; the list holds the children before it).
+        Reads the store but does not change it."""
         cdef int result
+        if stop > len(self.store) or start > stop:
+            raise IndexError(f"states [{start}, {stop}) are not all stored")
         with nogil:
             result = self.expand_range(start, stop)
         if result < 0:
-            raise MemoryError("the visited table could not grow")
+            raise MemoryError("no memory for the children of a batch")
         return result
+
+    def insert_generated(self):
+        """Add the children listed by the last `generate` to the store, in
+        order (those already there are dropped)."""
+        cdef int result
+        with nogil:
+            result = self.insert_children()
+        if result < 0:
+            raise MemoryError("the visited table could not grow")
+
+    cdef int make_room(self) noexcept nogil:
+        """Room for one more child of the largest size."""
+        cdef size_t capacity, room
+        cdef void* grown
+        if self.out_used + MAX_RECORD + ARENA_SLACK > self.out_capacity:
+            capacity = self.out_capacity * 2
+            while self.out_used + MAX_RECORD + ARENA_SLACK > capacity:
+                capacity *= 2
+            grown = realloc(self.out_bytes, capacity)
+            if not grown:
+                return -1
+            self.out_bytes = <uint8_t*>grown
+            self.out_capacity = capacity
+        if self.out_count == self.out_room:
+            room = self.out_room * 2
+            grown = realloc(self.out_start, (room + 1) * sizeof(uint32_t))
+            if not grown:
+                return -1
+            self.out_start = <uint32_t*>grown
+            grown = realloc(self.out_hash, room * sizeof(uint64_t))
+            if not grown:
+                return -1
+            self.out_hash = <uint64_t*>grown
+            grown = realloc(self.out_parent, room * sizeof(uint32_t))
+            if not grown:
+                return -1
+            self.out_parent = <uint32_t*>grown
+            grown = realloc(self.out_action, room)
+            if not grown:
+                return -1
+            self.out_action = <uint8_t*>grown
+            self.out_room = room
+        self.record = self.out_bytes + self.out_used
+        return 0
+
+    cdef inline void keep_child(self, int length, uint32_t parent, uint8_t action) noexcept nogil:
+        """List the child packed at self.record."""
+        cdef size_t i = self.out_count
+        self.out_hash[i] = self.store.hash_record(self.record, length)
+        self.out_parent[i] = parent
+        self.out_action[i] = action
+        self.out_used += length
+        self.out_count = i + 1
+        self.out_start[i + 1] = <uint32_t>self.out_used
+
+    cdef int insert_children(self) noexcept nogil:
+        """Insert the listed children in order. Each one's table slot is
+        prefetched INSERT_LAG children before its insert, the state found
+        there at PEEK_LAG, and that state's bytes at FETCH_LAG, so an
+        insert rarely waits for memory."""
+        cdef size_t i, j, n = self.out_count
+        cdef int64_t candidates[QUEUE_SIZE]
+        cdef int64_t child
+        for i in range(n + INSERT_LAG):
+            if i < n:
+                self.store.prefetch(self.out_hash[i])
+            if PEEK_LAG <= i < n + PEEK_LAG:
+                j = i - PEEK_LAG
+                candidates[j % QUEUE_SIZE] = self.store.peek(self.out_hash[j])
+            if FETCH_LAG <= i < n + FETCH_LAG:
+                j = i - FETCH_LAG
+                self.store.fetch(candidates[j % QUEUE_SIZE])
+            if i >= INSERT_LAG:
+                j = i - INSERT_LAG
+                child = self.store.insert_hashed(
+                    self.out_bytes + self.out_start[j], <int>(self.out_start[j + 1] - self.out_start[j]),
+                    self.out_hash[j], self.out_parent[j], self.out_action[j])
+                if child == -2:
+                    return -1
+        self.out_count = self.out_used = 0
+        return 0
 
     cdef int expand_range(self, size_t start, size_t stop) noexcept nogil:
         cdef const Geometry* geo = &self.level.geo
@@ -1464,6 +1572,7 @@ cdef class Expander:
             board_bytes *= 4
         is_kind = geo.kind_of_tile[T_IS_TEXT] if geo.kinds_mask & M_IS_TEXT else -1
         n_keys = n_facings = 0
+        self.out_count = self.out_used = 0
         for index in range(start, stop):
             swap = self.old_keys
             self.old_keys = self.keys
@@ -1550,10 +1659,12 @@ cdef class Expander:
                 if flags & TURN_WON:
                     self.won_parent = <int64_t>index
                     self.won_action = action
-                    return -1 if self.drain() < 0 else 1
+                    return 1
                 if flags & TURN_DEAD:
                     self.dead_ends += 1
                     continue
+                if self.make_room() < 0:
+                    return -1
                 # A transformation may have changed cells anywhere; and when a
                 # turn changed many cells, one pass over the board beats
                 # merging that many keys into the parent's.
@@ -1566,42 +1677,5 @@ cdef class Expander:
                     length = pack_child(geo, &self.work.saved, &self.work.board, scratch,
                                         record, self.keys, self.work.key_ends, n_keys,
                                         self.facings, n_facings, self.toggles, self.record)
-                if self.enqueue(length, <uint32_t>index, <uint8_t>action) < 0:
-                    return -1
-        return self.drain()
-
-    cdef inline int enqueue(self, int length, uint32_t parent, uint8_t action) noexcept nogil:
-        """Queue the child packed at self.record; insert the oldest when full."""
-        cdef int pos = self.queue_tail
-        cdef uint64_t h = self.store.hash_record(self.record, length)
-        self.store.prefetch(h)
-        self.queue_length[pos] = length
-        self.queue_hash[pos] = h
-        self.queue_parent[pos] = parent
-        self.queue_action[pos] = action
-        self.queue_tail = (pos + 1) & (QUEUE_SIZE - 1)
-        self.queue_count += 1
-        self.record = self.queue_records + self.queue_tail * (MAX_RECORD + ARENA_SLACK)
-        if self.queue_count > PEEK_AGE:
-            pos = (self.queue_tail - 1 - PEEK_AGE) & (QUEUE_SIZE - 1)
-            self.queue_candidate[pos] = self.store.peek(self.queue_hash[pos])
-        if self.queue_count > FETCH_AGE:
-            pos = (self.queue_tail - 1 - FETCH_AGE) & (QUEUE_SIZE - 1)
-            self.store.fetch(self.queue_candidate[pos])
-        if self.queue_count == QUEUE_SIZE:
-            return self.insert_oldest()
-        return 0
-
-    cdef inline int insert_oldest(self) noexcept nogil:
-        cdef int pos = (self.queue_tail - self.queue_count) & (QUEUE_SIZE - 1)
-        cdef int64_t child = self.store.insert_hashed(
-            self.queue_records + pos * (MAX_RECORD + ARENA_SLACK), self.queue_length[pos], self.queue_hash[pos],
-            self.queue_parent[pos], self.queue_action[pos])
-        self.queue_count -= 1
-        return -1 if child == -2 else 0
-
-    cdef int drain(self) noexcept nogil:
-        while self.queue_count:
-            if self.insert_oldest() < 0:
-                return -1
+                self.keep_child(length, <uint32_t>index, <uint8_t>action)
         return 0

@@ -249,8 +249,9 @@ def run_level(
     outcome = LevelOutcome(task.id, ERROR, reference_moves=task.reference_moves, samples=samples)
     started = time.perf_counter()
     try:
+        # One thread per level, so states/s are per core; --jobs runs levels side by side.
         result = solve(task.level, max_states=max_states, timeout=timeout,
-                       progress=record, progress_every=progress_every)
+                       progress=record, progress_every=progress_every, threads=1)
     except MemoryError:
         outcome.status = MEMORY_LIMIT
         outcome.elapsed = time.perf_counter() - started

@@ -269,6 +269,14 @@ def add_solve_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
         default=None,
         help=f"stop after S seconds per level (default: none; with --all: {ALL_DEFAULT_TIMEOUT:g})",
     )
+    p.add_argument(
+        "--threads",
+        type=int,
+        metavar="N",
+        default=None,
+        help="threads that expand each batch of states; the search and its result are the same "
+        "for any N (default: every CPU this process may use)",
+    )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=cmd_solve)
 
@@ -360,6 +368,7 @@ def _solve_one(
     folder: Optional[Path],
     max_states: int,
     timeout: Optional[float],
+    threads: int,
     status_line: _StatusLine,
     prefix: str = "",
 ) -> Tuple[Any, Optional[Path]]:
@@ -381,6 +390,7 @@ def _solve_one(
             max_states=max_states,
             timeout=timeout,
             progress=progress if status_line.enabled else None,
+            threads=threads,
         )
     finally:
         status_line.clear()
@@ -395,6 +405,12 @@ def cmd_solve(args: argparse.Namespace) -> int:
     _positive(args.timeout, "--timeout")
     if args.max_states is not None and args.max_states < 1:
         raise BabaError(f"--max-states must be at least 1, got {args.max_states}")
+    if args.threads is not None and args.threads < 1:
+        raise BabaError(f"--threads must be at least 1, got {args.threads}")
+    if args.threads is None:
+        from .solver import default_threads
+
+        args.threads = default_threads()
     if args.all:
         return _solve_all(args)
 
@@ -408,7 +424,8 @@ def cmd_solve(args: argparse.Namespace) -> int:
         # a stale solution never survives a run that fails, even on bad input
         _remove_solution_file(folder)
     level = level_from_args(args)
-    result, written = _solve_one(level, folder, max_states, timeout, _StatusLine(sys.stderr))
+    result, written = _solve_one(level, folder, max_states, timeout, args.threads,
+                                 _StatusLine(sys.stderr))
     code = _SOLVE_EXIT.get(result.status, 1)
 
     if args.json:
@@ -505,7 +522,8 @@ def _solve_all(args: argparse.Namespace) -> int:
                 if task.folder is not None:
                     _remove_solution_file(task.folder)
                 level = task.load()
-                result, _ = _solve_one(level, task.folder, max_states, timeout, status_line, prefix)
+                result, _ = _solve_one(level, task.folder, max_states, timeout, args.threads,
+                                       status_line, prefix)
             except BabaError as e:
                 status_line.clear()
                 rows.append(_Row(task.id, "error", error=str(e), record={

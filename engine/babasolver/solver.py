@@ -5,7 +5,9 @@ insertion order, so the FIFO frontier is the range [head, len(store)), and the
 depth of a state is known from the layer boundaries."""
 from __future__ import annotations
 
+import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
@@ -22,7 +24,8 @@ INTERRUPTED = "interrupted"
 
 DEFAULT_MAX_STATES = 50_000_000    # about 2-3 GB of visited table at most
 DEFAULT_TIMEOUT = None
-CHUNK = 4096                       # states handed to the core per call
+CHUNK = 8192                       # states expanded per batch, split over the threads
+MIN_PART = 256                     # fewer states than this per thread: one thread
 # The visited table starts with room for this many states (16 MiB of slots):
 # growing it rehashes every state, and most hard levels stay below this size.
 INITIAL_TABLE_STATES = 1 << 21
@@ -62,28 +65,105 @@ def level_has_you_text(level: Level) -> bool:
     return tiles.YOU_TEXT in level.grid
 
 
+def default_threads() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:          # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+class _Batches:
+    """Expansion of one batch of states, split over several expanders.
+
+    Each expander generates the children of a contiguous part of the batch,
+    in its own thread (the core releases the GIL); the parts are then
+    inserted into the store in order, so the store, and so the search, is
+    exactly what one expander would have made. When a child wins, the parts
+    after its part are dropped, from the store and from the counters, as
+    one expander would never have played them."""
+
+    def __init__(self, core_level: CoreLevel, store: StateStore, threads: int) -> None:
+        self.expanders = [Expander(core_level, store) for _ in range(threads)]
+        self.pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
+        self.discounted = [0, 0, 0]     # generated, expanded, dead ends of discarded parts
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def counters(self) -> tuple[int, int, int]:
+        generated = sum(e.generated for e in self.expanders) - self.discounted[0]
+        expanded = sum(e.expanded for e in self.expanders) - self.discounted[1]
+        dead_ends = sum(e.dead_ends for e in self.expanders) - self.discounted[2]
+        return generated, expanded, dead_ends
+
+    def expand(self, start: int, stop: int) -> Optional[tuple[int, int]]:
+        """Expand states [start, stop); the (parent, action) of the first
+        winning child, or None once the new children are stored."""
+        n_parts = min(len(self.expanders), max(1, (stop - start) // MIN_PART))
+        bounds = [start + (stop - start) * k // n_parts for k in range(n_parts + 1)]
+        used = self.expanders[:n_parts]
+        before = [(e.generated, e.expanded, e.dead_ends) for e in used]
+        if n_parts == 1 or self.pool is None:
+            results = [used[0].generate(start, stop)]
+        else:
+            others = [self.pool.submit(e.generate, bounds[k + 1], bounds[k + 2])
+                      for k, e in enumerate(used[1:])]
+            first = used[0].generate(bounds[0], bounds[1])
+            results = [first] + [future.result() for future in others]
+        winner = next((k for k, won in enumerate(results) if won), None)
+        for e in used[:None if winner is None else winner + 1]:
+            e.insert_generated()
+        if winner is None:
+            return None
+        for e, (generated, expanded, dead_ends) in zip(used[winner + 1:], before[winner + 1:]):
+            self.discounted[0] += e.generated - generated
+            self.discounted[1] += e.expanded - expanded
+            self.discounted[2] += e.dead_ends - dead_ends
+        return used[winner].won_parent, used[winner].won_action
+
+
 def solve(
     level: Level,
     max_states: int = DEFAULT_MAX_STATES,
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     progress: Optional[Progress] = None,
     progress_every: float = 0.5,
+    threads: int = 1,
 ) -> SearchResult:
     """Shortest solution of `level` (fewest actions), or why there is none.
 
-    Ctrl-C stops the search and returns what was found so far with the status
-    "interrupted"."""
+    `threads` expanders generate each batch in parallel; the search, its
+    result and its counters are the same for any number. Ctrl-C stops the
+    search and returns what was found so far with the status "interrupted"."""
+    if threads < 1:
+        raise ValueError(f"threads must be at least 1, not {threads}")
     started = time.perf_counter()
     core_level = CoreLevel(level.width, level.height, level.grid, tiles.MOVE_TEXT in level.grid)
     store = StateStore(min(max_states, INITIAL_TABLE_STATES))
-    expander = Expander(core_level, store)
+    batches = _Batches(core_level, store, threads)
+    try:
+        return _search(store, batches, max_states, timeout, progress, progress_every, started)
+    finally:
+        batches.close()
+
+
+def _search(
+    store: StateStore,
+    batches: _Batches,
+    max_states: int,
+    timeout: Optional[float],
+    progress: Optional[Progress],
+    progress_every: float,
+    started: float,
+) -> SearchResult:
+    expander = batches.expanders[0]
     stats = SearchStats()
     expander.add_root()
 
     def finish(status: str, solution: Optional[list[int]] = None) -> SearchResult:
-        stats.expanded = expander.expanded
-        stats.generated = expander.generated
-        stats.dead_ends = expander.dead_ends
+        stats.generated, stats.expanded, stats.dead_ends = batches.counters()
         stats.unique = len(store)
         stats.elapsed = time.perf_counter() - started
         stats.memory_bytes = store.memory_bytes
@@ -101,8 +181,9 @@ def solve(
                 stats.depth += 1
             stop = min(head + CHUNK, layer_end)
             stats.peak_frontier = max(stats.peak_frontier, len(store) - head)
-            if expander.expand(head, stop):
-                path = store.path_to(expander.won_parent) + [expander.won_action]
+            won = batches.expand(head, stop)
+            if won is not None:
+                path = store.path_to(won[0]) + [won[1]]
                 stats.depth = len(path)
                 return finish(SOLVED, path)
             head = stop
@@ -113,8 +194,7 @@ def solve(
                 return finish(LIMIT_TIME)
             if progress is not None and now >= next_report:
                 stats.unique = len(store)
-                stats.generated = expander.generated
-                stats.expanded = expander.expanded
+                stats.generated, stats.expanded, stats.dead_ends = batches.counters()
                 stats.elapsed = now - started
                 progress(stats)
                 next_report = now + progress_every
