@@ -27,7 +27,6 @@ cdef enum:
 cdef enum TurnFlags:
     TURN_WON = 1
     TURN_DEAD = 2
-    TURN_TEXT_MOVED = 4
 
 ctypedef struct Props:
     # Object masks per property; `push` includes every text.

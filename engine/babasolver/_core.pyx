@@ -1469,7 +1469,7 @@ cdef class Expander:
         child that wins (returns 1; the list holds the children before it).
         Reads the store but does not change it."""
         cdef int result
-        if stop > len(self.store) or start > stop:
+        if stop > <size_t>len(self.store) or start > stop:
             raise IndexError(f"states [{start}, {stop}) are not all stored")
         with nogil:
             result = self.expand_range(start, stop)
