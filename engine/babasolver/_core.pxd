@@ -76,6 +76,9 @@ ctypedef struct Scratch:
     int n_touched
     int* snapshot
     uint8_t* snapshot_moved
+    bint movers_known       # mover_cells lists the MOVE objects before the turn:
+    int* mover_cells        # those of props.move_order[i] at
+    int mover_start[MAX_NOUNS + 1]  # mover_cells[mover_start[i]:mover_start[i + 1]]
     int* player_cells       # the players' step order, fixed before anyone moves
     uint8_t* player_tiles
     int* danger_cells       # cells where destruction was due before the turn

@@ -395,33 +395,32 @@ cdef int list_players(const Geometry* geo, const Board* board, const Props* prop
     return count
 
 
-cdef int list_players_at(const Geometry* geo, const Props* props, const int* key_cells,
-                         const uint8_t* key_kinds, int n_keys, int* cells, uint8_t* tiles) noexcept nogil:
-    """list_players for a board given as keys over the initial one."""
+cdef int list_players_at(const Geometry* geo, const Board* board, const Props* props,
+                         const int* key_cells, const uint8_t* key_kinds, int n_keys,
+                         int* cells, uint8_t* tiles) noexcept nogil:
+    """list_players for a board also given as keys over the initial one."""
     cdef int i, k, noun, n, count = 0
     for i in range(props.n_you):
         noun = props.you_order[i]
-        if not (geo.kinds_mask & ((<uint64_t>1) << noun)):
-            continue
-        n = cells_of_kind(geo, key_cells, key_kinds, n_keys, geo.kind_of_tile[noun], cells + count)
+        n = cells_of_noun(geo, board, key_cells, key_kinds, n_keys, noun, cells + count)
         for k in range(count, count + n):
             tiles[k] = <uint8_t>noun
         count += n
     return count
 
 
-cdef int is_cells_after_turn(const Board* board, const Scratch* scratch, const int* before,
-                             int n_before, int* out) noexcept nogil:
-    """The cells holding `is` after a turn, in reading order, from those
-    before it: only a cell the turn changed can have gained or lost one."""
+cdef int cells_after_turn(const Board* board, const Scratch* scratch, uint64_t bits,
+                          const int* before, int n_before, int* out) noexcept nogil:
+    """The cells holding any of `bits` now, in reading order, from those that
+    held them before the turn: only a cell the turn changed can have gained
+    or lost one."""
     cdef int i, j, cell, n = 0
     for i in range(n_before):
-        if board.grid[before[i]] & M_IS_TEXT:
-            out[n] = before[i]
-            n += 1
+        out[n] = before[i]
+        n += (board.grid[before[i]] & bits) != 0
     for i in range(scratch.n_changed):
         cell = scratch.changed[i]
-        if not (board.grid[cell] & M_IS_TEXT):
+        if not (board.grid[cell] & bits):
             continue
         j = n
         while j > 0 and out[j - 1] > cell:
@@ -432,6 +431,22 @@ cdef int is_cells_after_turn(const Board* board, const Scratch* scratch, const i
         out[j] = cell
         n += 1
     return n
+
+
+cdef int cells_of_noun(const Geometry* geo, const Board* board, const int* key_cells,
+                       const uint8_t* key_kinds, int n_keys, int noun, int* out) noexcept nogil:
+    """The cells holding `noun` in reading order, from the keys when they
+    are few, else from one pass over the board."""
+    cdef uint64_t bit = (<uint64_t>1) << noun
+    cdef int cell, count = 0
+    if not (geo.kinds_mask & bit):
+        return 0
+    if n_keys <= TOGGLE_LIMIT:
+        return cells_of_kind(geo, key_cells, key_kinds, n_keys, geo.kind_of_tile[noun], out)
+    for cell in range(geo.first, geo.stop):
+        out[count] = cell               # branch-free, as in list_players
+        count += (board.grid[cell] & bit) != 0
+    return count
 
 
 cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
@@ -458,7 +473,13 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
     for i in range(props.n_move):
         tile = props.move_order[i]
         bit = (<uint64_t>1) << tile
-        count = take_snapshot(geo, board, scratch, bit)
+        if scratch.movers_known:
+            count = cells_after_turn(board, scratch, bit, scratch.mover_cells + scratch.mover_start[i],
+                                     scratch.mover_start[i + 1] - scratch.mover_start[i], scratch.snapshot)
+            for j in range(count):
+                scratch.snapshot_moved[j] = (scratch.moved[scratch.snapshot[j]] & bit) != 0
+        else:
+            count = take_snapshot(geo, board, scratch, bit)
         for j in range(count):
             cell = scratch.snapshot[j]
             if scratch.snapshot_moved[j]:
@@ -542,9 +563,17 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
     cdef int differ[MAX_CELLS]
     # Gather the differing cells without a branch per cell: which cells
     # differ is as good as random, so a branch would often be mispredicted.
-    for cell in range(geo.first, geo.stop):
-        differ[n_differ] = cell
-        n_differ += (board.grid[cell] ^ initial[cell]) != 0
+    if geo.track_facing:
+        # One pass finds the cells with a key or a facing entry.
+        for cell in range(geo.first, geo.stop):
+            differ[n_differ] = cell
+            n_differ += ((board.grid[cell] ^ initial[cell])
+                         | ((board.face0[cell] | board.face1[cell] | board.face2[cell])
+                            & geo.facing_mask)) != 0
+    else:
+        for cell in range(geo.first, geo.stop):
+            differ[n_differ] = cell
+            n_differ += (board.grid[cell] ^ initial[cell]) != 0
     for i in range(n_differ):
         cell = differ[i]
         diff = board.grid[cell] ^ initial[cell]
@@ -561,11 +590,6 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
     out[2] = <uint8_t>(count >> 16)
     if geo.track_facing:
         last = 0
-        n_differ = 0
-        for cell in range(geo.first, geo.stop):
-            differ[n_differ] = cell
-            n_differ += ((board.face0[cell] | board.face1[cell] | board.face2[cell])
-                         & geo.facing_mask) != 0
         for i in range(n_differ):
             cell = differ[i]
             bits = (board.face0[cell] | board.face1[cell] | board.face2[cell]) & geo.facing_mask
@@ -1031,6 +1055,8 @@ cdef class _Workspace:
         self.scratch.snapshot_moved = <uint8_t*>calloc(n, sizeof(uint8_t))
         self.scratch.player_cells = <int*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(int))
         self.scratch.player_tiles = <uint8_t*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(uint8_t))
+        self.scratch.mover_cells = <int*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(int))
+        self.scratch.movers_known = False
         self.scratch.danger_cells = <int*>calloc(n, sizeof(int))
         self.scratch.changed = <int*>calloc(n, sizeof(int))
         self.keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
@@ -1042,7 +1068,7 @@ cdef class _Workspace:
         self.is_cells_after = <int*>malloc(n * sizeof(int))
         if not (self.board.grid and self.saved.grid and self.scratch.moved and self.scratch.touched
                 and self.scratch.snapshot and self.scratch.snapshot_moved
-                and self.scratch.player_cells and self.scratch.player_tiles
+                and self.scratch.player_cells and self.scratch.player_tiles and self.scratch.mover_cells
                 and self.scratch.danger_cells and self.scratch.changed
                 and self.keys and self.facings and self.key_ends and self.key_cells and self.key_kinds
                 and self.is_cells and self.is_cells_after):
@@ -1064,6 +1090,7 @@ cdef class _Workspace:
         free(self.scratch.snapshot_moved)
         free(self.scratch.player_cells)
         free(self.scratch.player_tiles)
+        free(self.scratch.mover_cells)
         free(self.scratch.danger_cells)
         free(self.scratch.changed)
         free(self.keys)
@@ -1558,6 +1585,18 @@ cdef class Expander:
         self.out_count = self.out_used = 0
         return 0
 
+    cdef void list_movers(self, int n_keys) noexcept nogil:
+        """The MOVE objects of the state being expanded, for play_turn."""
+        cdef Scratch* scratch = &self.work.scratch
+        cdef int i, total = 0
+        for i in range(self.props.n_move):
+            scratch.mover_start[i] = total
+            total += cells_of_noun(&self.level.geo, &self.work.saved, self.work.key_cells,
+                                   self.work.key_kinds, n_keys, self.props.move_order[i],
+                                   scratch.mover_cells + total)
+        scratch.mover_start[self.props.n_move] = total
+        scratch.movers_known = True
+
     cdef int expand_range(self, size_t start, size_t stop) noexcept nogil:
         cdef const Geometry* geo = &self.level.geo
         cdef Scratch* scratch = &self.work.scratch
@@ -1608,12 +1647,10 @@ cdef class Expander:
                 n_is_cells = cells_of_kind(geo, self.work.key_cells, self.work.key_kinds, n_keys,
                                            is_kind, self.work.is_cells)
             read_rules_at(geo, &self.work.saved, &self.props, self.work.is_cells, n_is_cells, False)
-            if n_keys <= TOGGLE_LIMIT:
-                n_players = list_players_at(geo, &self.props, self.work.key_cells, self.work.key_kinds,
-                                            n_keys, scratch.player_cells, scratch.player_tiles)
-            else:
-                n_players = list_players(geo, &self.work.saved, &self.props,
-                                         scratch.player_cells, scratch.player_tiles)
+            n_players = list_players_at(geo, &self.work.saved, &self.props, self.work.key_cells,
+                                        self.work.key_kinds, n_keys,
+                                        scratch.player_cells, scratch.player_tiles)
+            self.list_movers(n_keys)
             scratch.n_danger = list_danger_cells(geo, &self.work.saved, &self.props,
                                                  scratch.danger_cells)
             self.expanded += 1
@@ -1636,8 +1673,8 @@ cdef class Expander:
                 rules = &self.props
                 outcome_may_differ = scratch.destroyed or index == 0
                 if text_moved:
-                    n_is_after = is_cells_after_turn(&self.work.board, scratch, self.work.is_cells,
-                                                     n_is_cells, self.work.is_cells_after)
+                    n_is_after = cells_after_turn(&self.work.board, scratch, M_IS_TEXT, self.work.is_cells,
+                                                  n_is_cells, self.work.is_cells_after)
                     read_rules_at(geo, &self.work.board, &self.next_props, self.work.is_cells_after,
                                   n_is_after, True)
                     rules = &self.next_props
