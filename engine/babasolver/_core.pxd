@@ -93,6 +93,7 @@ cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint trans
 cdef void read_rules_at(const Geometry* geo, Board* board, Props* props, const int* is_cells,
                         int n_is_cells, bint transform) noexcept nogil
 cdef int list_players(const Geometry* geo, const Board* board, const Props* props,
+                      const int* key_cells, const uint8_t* key_kinds, int n_keys,
                       int* cells, uint8_t* tiles) noexcept nogil
 cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
                     int action, const int* player_cells, const uint8_t* player_tiles,

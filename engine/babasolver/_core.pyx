@@ -307,19 +307,6 @@ cdef inline bint move_object(const Geometry* geo, Board* board, Scratch* scratch
     return True
 
 
-cdef int take_snapshot(const Geometry* geo, const Board* board, Scratch* scratch, uint64_t bit) noexcept nogil:
-    # Objects of one noun go in reading order of their cells, not in
-    # creation order: the simplification RULES.md allows for a bit-mask
-    # board. The snapshot is taken before any of them moves.
-    cdef int cell, count = 0
-    for cell in range(geo.first, geo.stop):
-        # Branch-free, as in list_players.
-        scratch.snapshot[count] = cell
-        scratch.snapshot_moved[count] = (scratch.moved[cell] & bit) != 0
-        count += (board.grid[cell] & bit) != 0
-    return count
-
-
 cdef inline uint64_t doomed(const Props* props, uint64_t objects) noexcept nogil:
     """The objects of one cell that destruction removes: KILL, then SINK,
     then HOT/MELT, each seeing the result of the one before."""
@@ -380,25 +367,11 @@ cdef void destroy(const Geometry* geo, Board* board, Scratch* scratch, const Pro
 
 
 cdef int list_players(const Geometry* geo, const Board* board, const Props* props,
+                      const int* key_cells, const uint8_t* key_kinds, int n_keys,
                       int* cells, uint8_t* tiles) noexcept nogil:
     """The YOU objects in the order they move: YOU rules in rule order, then
-    the objects of one noun in reading order of their cells."""
-    cdef int i, cell, count = 0
-    cdef uint64_t bit
-    for i in range(props.n_you):
-        bit = (<uint64_t>1) << props.you_order[i]
-        # Branch-free: write every cell, keep those that hold the noun.
-        for cell in range(geo.first, geo.stop):
-            cells[count] = cell
-            tiles[count] = props.you_order[i]
-            count += (board.grid[cell] & bit) != 0
-    return count
-
-
-cdef int list_players_at(const Geometry* geo, const Board* board, const Props* props,
-                         const int* key_cells, const uint8_t* key_kinds, int n_keys,
-                         int* cells, uint8_t* tiles) noexcept nogil:
-    """list_players for a board also given as keys over the initial one."""
+    the objects of one noun in reading order of their cells (see
+    cells_of_noun for the keys, which may be NULL)."""
     cdef int i, k, noun, n, count = 0
     for i in range(props.n_you):
         noun = props.you_order[i]
@@ -433,20 +406,28 @@ cdef int cells_after_turn(const Board* board, const Scratch* scratch, uint64_t b
     return n
 
 
-cdef int cells_of_noun(const Geometry* geo, const Board* board, const int* key_cells,
-                       const uint8_t* key_kinds, int n_keys, int noun, int* out) noexcept nogil:
-    """The cells holding `noun` in reading order, from the keys when they
-    are few, else from one pass over the board."""
-    cdef uint64_t bit = (<uint64_t>1) << noun
+cdef int scan_cells(const Geometry* geo, const Board* board, uint64_t bit, int* out) noexcept nogil:
+    """The cells holding `bit`, in reading order, by one pass over the board.
+    Branch-free: every cell is written and only matches are kept, since
+    which cells match is as good as random to the branch predictor."""
     cdef int cell, count = 0
-    if not (geo.kinds_mask & bit):
-        return 0
-    if n_keys <= TOGGLE_LIMIT:
-        return cells_of_kind(geo, key_cells, key_kinds, n_keys, geo.kind_of_tile[noun], out)
     for cell in range(geo.first, geo.stop):
-        out[count] = cell               # branch-free, as in list_players
+        out[count] = cell
         count += (board.grid[cell] & bit) != 0
     return count
+
+
+cdef int cells_of_noun(const Geometry* geo, const Board* board, const int* key_cells,
+                       const uint8_t* key_kinds, int n_keys, int noun, int* out) noexcept nogil:
+    """The cells holding `noun` in reading order: from the board's keys over
+    the initial one (split into cells and kinds) when they are given and
+    few, else from one pass over the board."""
+    cdef uint64_t bit = (<uint64_t>1) << noun
+    if not (geo.kinds_mask & bit):
+        return 0
+    if key_cells != NULL and n_keys <= TOGGLE_LIMIT:
+        return cells_of_kind(geo, key_cells, key_kinds, n_keys, geo.kind_of_tile[noun], out)
+    return scan_cells(geo, board, bit, out)
 
 
 cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
@@ -473,13 +454,16 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
     for i in range(props.n_move):
         tile = props.move_order[i]
         bit = (<uint64_t>1) << tile
+        # The snapshot is taken before any of the noun's objects moves, in
+        # reading order of their cells, not in creation order: the
+        # simplification RULES.md allows for a bit-mask board.
         if scratch.movers_known:
             count = cells_after_turn(board, scratch, bit, scratch.mover_cells + scratch.mover_start[i],
                                      scratch.mover_start[i + 1] - scratch.mover_start[i], scratch.snapshot)
-            for j in range(count):
-                scratch.snapshot_moved[j] = (scratch.moved[scratch.snapshot[j]] & bit) != 0
         else:
-            count = take_snapshot(geo, board, scratch, bit)
+            count = scan_cells(geo, board, bit, scratch.snapshot)
+        for j in range(count):
+            scratch.snapshot_moved[j] = (scratch.moved[scratch.snapshot[j]] & bit) != 0
         for j in range(count):
             cell = scratch.snapshot[j]
             if scratch.snapshot_moved[j]:
@@ -741,14 +725,6 @@ cdef inline int copy_keys(uint8_t* out, int length, const uint8_t* record, const
     start = key_ends[first]
     copy_short(out + length, record + start, key_ends[stop - 1] - start)
     return length + key_ends[stop - 1] - start
-
-
-cdef inline int rank(const uint32_t* keys, int count, uint32_t key) noexcept nogil:
-    """How many keys are below `key`; a count with no branch to mispredict."""
-    cdef int i, below = 0
-    for i in range(count):
-        below += keys[i] < key
-    return below
 
 
 cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child, Scratch* scratch,
@@ -1121,7 +1097,7 @@ cdef class CoreSimulation:
         if action < 0 or action > WAIT:
             raise ValueError(f"action must be 0..4, not {action}")
         cdef Scratch* scratch = &self.work.scratch
-        cdef int n_players = list_players(&self.level.geo, &self.work.board, &self.props,
+        cdef int n_players = list_players(&self.level.geo, &self.work.board, &self.props, NULL, NULL, 0,
                                           scratch.player_cells, scratch.player_tiles)
         scratch.n_danger = list_danger_cells(&self.level.geo, &self.work.board, &self.props,
                                              scratch.danger_cells)
@@ -1602,14 +1578,13 @@ cdef class Expander:
         cdef Scratch* scratch = &self.work.scratch
         cdef size_t index, board_bytes = geo.ncells * sizeof(uint64_t)
         cdef int action, flags, length, n_players, n_keys, n_facings, record_length
-        cdef int n_is_cells, n_is_after, is_kind, n_old_keys, n_old_facings
+        cdef int n_is_cells, n_is_after, n_old_keys, n_old_facings
         cdef const uint8_t* record
         cdef uint32_t* swap
         cdef const Props* rules
         cdef bint text_moved, outcome_may_differ, board_rewritten, boards_ready = False
         if geo.track_facing:
             board_bytes *= 4
-        is_kind = geo.kind_of_tile[T_IS_TEXT] if geo.kinds_mask & M_IS_TEXT else -1
         n_keys = n_facings = 0
         self.out_count = self.out_used = 0
         for index in range(start, stop):
@@ -1642,14 +1617,12 @@ cdef class Expander:
                 memcpy(self.work.board.grid, self.work.saved.grid, board_bytes)
                 boards_ready = True
             split_keys(geo, self.keys, n_keys, self.work.key_cells, self.work.key_kinds)
-            n_is_cells = 0
-            if is_kind >= 0:
-                n_is_cells = cells_of_kind(geo, self.work.key_cells, self.work.key_kinds, n_keys,
-                                           is_kind, self.work.is_cells)
+            n_is_cells = cells_of_noun(geo, &self.work.saved, self.work.key_cells,
+                                       self.work.key_kinds, n_keys, T_IS_TEXT, self.work.is_cells)
             read_rules_at(geo, &self.work.saved, &self.props, self.work.is_cells, n_is_cells, False)
-            n_players = list_players_at(geo, &self.work.saved, &self.props, self.work.key_cells,
-                                        self.work.key_kinds, n_keys,
-                                        scratch.player_cells, scratch.player_tiles)
+            n_players = list_players(geo, &self.work.saved, &self.props, self.work.key_cells,
+                                     self.work.key_kinds, n_keys,
+                                     scratch.player_cells, scratch.player_tiles)
             self.list_movers(n_keys)
             scratch.n_danger = list_danger_cells(geo, &self.work.saved, &self.props,
                                                  scratch.danger_cells)
