@@ -1210,17 +1210,23 @@ cdef class StateStore:
         return 0
 
     cdef int grow_slots(self) noexcept nogil:
-        """Double the table. States are rehashed in index order, so the arena
-        is read front to back; each new slot is prefetched a few states
-        before it is written, which hides the random access."""
-        cdef size_t slot_count = (self.slot_mask + 1) * 2
-        cdef size_t mask = slot_count - 1
-        cdef uint32_t* slots = <uint32_t*>core_block_new(slot_count * sizeof(uint32_t))
+        """Double the table in place: the mapping is grown (so only the new
+        half is fresh memory, which is slow to fault in on a VM), the old
+        half cleared, and every state hashed again from the arena. States go
+        in index order, so the arena is read front to back; each slot is
+        prefetched a few states before it is written, hiding the random
+        access."""
+        cdef size_t old_bytes = (self.slot_mask + 1) * sizeof(uint32_t)
+        cdef size_t mask = self.slot_mask * 2 + 1
+        cdef uint32_t* slots = <uint32_t*>core_block_grow(self.slots, old_bytes, old_bytes * 2)
         cdef uint64_t hashes[REHASH_AHEAD]
         cdef size_t i, slot, late
         cdef uint64_t h
         if not slots:
             return -1
+        self.slots = slots
+        self.slot_mask = mask
+        memset(slots, 0, old_bytes)
         for i in range(self.count + REHASH_AHEAD):
             if i >= REHASH_AHEAD:
                 late = i - REHASH_AHEAD
@@ -1233,9 +1239,6 @@ cdef class StateStore:
                 h = self.hash_of(i)
                 hashes[i % REHASH_AHEAD] = h
                 core_prefetch(&slots[h & mask])
-        core_block_free(self.slots, (self.slot_mask + 1) * sizeof(uint32_t))
-        self.slots = slots
-        self.slot_mask = mask
         return 0
 
     cdef inline uint64_t hash_of(self, size_t index) noexcept nogil:
