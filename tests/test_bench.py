@@ -297,9 +297,11 @@ def test_summarize_figures():
     assert s.unsolved == [("c", "proven unsolvable"), ("d", "time limit reached"), ("e", "state limit reached")]
     assert [h[0] for h in s.hardest] == ["d", "b", "e", "c", "a"]
     # Scaling: the three largest searches; d's windows run 800k/s, 3.2M/s, 2.4M/s.
+    # 50k..100k spans the search's start to its second sample (1M in 0.5 s);
+    # 500k..1M spans the second sample to the third (600k in 0.25 s).
     assert [r.id for r in s.scaling] == ["d", "b", "e"]
     d = s.scaling[0]
-    assert d.at[100_000] == pytest.approx(3_200_000)
+    assert d.at[100_000] == pytest.approx(2_000_000)
     assert d.at[1_000_000] == pytest.approx(2_400_000)
     assert d.at[10_000_000] is None
     assert d.first_window == pytest.approx(800_000)
@@ -324,3 +326,13 @@ def test_registers_as_a_subcommand(keke_sets):
     assert args.run is bench.cmd_bench
     assert (args.timeout, args.max_states, args.jobs, args.ids) == (10.0, solver.DEFAULT_MAX_STATES, 2, ["1", "2"])
     assert args.memory_limit is None and args.report is None
+
+
+def test_scaling_rate_spans_from_half_the_size_to_it():
+    # Windows: 0-1s to 400k, 1-2s to 700k (a stall: 100k generated), 2-3s to 1.1M.
+    samples = [(400_000, 4_000_000, 1.0), (700_000, 4_100_000, 2.0), (1_100_000, 8_100_000, 3.0)]
+    # From the last sample under 500k (t=1) to the first at 1M or more (t=3):
+    # the stalled window counts, whichever window would have reached 1M.
+    assert bench._span_rate(samples, 1_000_000) == pytest.approx(4_100_000 / 2.0)
+    assert bench._span_rate(samples, 300_000) == pytest.approx(4_000_000)
+    assert bench._span_rate(samples, 2_000_000) is None

@@ -559,7 +559,7 @@ class ScalingRow:
     id: str
     unique: int
     samples: int
-    at: Dict[int, Optional[float]]        # table size -> states/s in the window reaching it
+    at: Dict[int, Optional[float]]        # table size N -> states/s over the span from N/2 to N
     first_window: Optional[float]
     last_window: Optional[float]
     overall: float
@@ -614,22 +614,37 @@ def _window_rates(samples: Sequence[Sample]) -> List[Tuple[int, Optional[float],
     return rates
 
 
+def _span_rate(samples: Sequence[Sample], point: int) -> Optional[float]:
+    """Generated states/s over the part of a search that took its table from
+    ``point / 2`` to ``point`` unique states (widened to whole sample
+    windows). A span of a factor of two holds one doubling of the visited
+    table once the table has outgrown its starting size, so the rate
+    carries that pause at its share of the work at that size; a single
+    window would read the whole pause or miss it, by luck."""
+    start: Sample = (0, 0, 0.0)
+    for sample in samples:
+        if sample[0] >= point:
+            dt = sample[2] - start[2]
+            return (sample[1] - start[1]) / dt if dt > 0 else None
+        if sample[0] < point / 2:
+            start = sample
+    return None
+
+
 def scaling(outcomes: Sequence[LevelOutcome], count: int = 3,
             points: Sequence[int] = SCALING_POINTS) -> List[ScalingRow]:
-    """States/s over successive sample windows of the ``count`` largest searches."""
+    """States/s as the ``count`` largest searches grew."""
     rows = []
     largest = sorted((o for o in outcomes if o.unique > 0), key=lambda o: -o.unique)[:count]
     for o in largest:
         rates = _window_rates(o.samples)
-        at: Dict[int, Optional[float]] = {}
-        for point in points:
-            at[point] = next((rate for unique, rate, _ in rates if unique >= point), None)
         measured = [rate for _, rate, _ in rates if rate is not None]
         # The last window ends when the search does, often after a sliver of
         # time; a full window says more about the rate at the end.
         full = [rate for _, rate, dt in rates if rate is not None and dt >= PROGRESS_EVERY / 2]
         rows.append(ScalingRow(
-            id=o.id, unique=o.unique, samples=len(o.samples), at=at,
+            id=o.id, unique=o.unique, samples=len(o.samples),
+            at={point: _span_rate(o.samples, point) for point in points},
             first_window=measured[0] if measured else None,
             last_window=full[-1] if full else measured[-1] if measured else None,
             overall=o.states_per_second,
@@ -826,8 +841,9 @@ def format_summary(s: Summary, title: str = "summary") -> str:
 
 def format_scaling(rows: Sequence[ScalingRow]) -> str:
     """States/s as the visited table grows, for the largest searches."""
-    lines = [f"scaling (generated states/s over {PROGRESS_EVERY:g} s windows, at the first sample past"
-             f" {', '.join(_power(p) for p in SCALING_POINTS)} unique states):"]
+    lines = ["scaling (generated states/s while the visited table grew from N/2 to N unique states,"
+             f" for N = {', '.join(_power(p) for p in SCALING_POINTS)}; a span holds at most one table doubling;"
+             f" windows are {PROGRESS_EVERY:g} s):"]
     if not rows:
         lines.append("  no searches")
     for r in rows:
