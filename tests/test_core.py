@@ -161,6 +161,26 @@ def test_batch_expansion_sees_rule_changes_away_from_the_moved_cells(rows, keke,
     assert (won_by is not None) == wins
 
 
+def test_batch_expansion_destroys_where_a_new_rule_left_an_overlap():
+    # Baba walks onto the rock as keke pushes KILL into "rock is kill": the
+    # overlap is left standing, and destruction is due at the next turn
+    # wherever baba does not step off the rock.
+    level = make_level(["B12...", "K12...", "R1.4k.", "rb...."])
+    sim = Simulation(level)
+    sim.step_keke("l")
+    record = sim.pack()
+    assert (tiles.ROCK_TEXT, tiles.KILL_TEXT) in sim.rules()
+    assert {(t, x, y) for t, x, y, _ in sim.objects()} >= {(tiles.BABA, 0, 3), (tiles.ROCK, 0, 3)}
+    core = CoreLevel(level.width, level.height, level.grid, True, True)
+    assert expansion_matches_single_steps(level, core, record, as_root=False) is None
+    destroyed = []
+    for action in range(4):
+        sim.unpack(record)
+        sim.step(action)
+        destroyed.append(all(t != tiles.BABA for t, _, _, _ in sim.objects()))
+    assert any(destroyed) and not all(destroyed)
+
+
 def test_seed_level_00_is_won_by_eight_moves_right(repo_root):
     sim = Simulation(load_level(repo_root / "levels" / "00"))
     for turn in range(1, 9):

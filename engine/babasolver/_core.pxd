@@ -99,6 +99,7 @@ cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const P
                     int action, const int* player_cells, const uint8_t* player_tiles,
                     int n_players) noexcept nogil
 cdef int list_danger_cells(const Geometry* geo, const Board* board, const Props* props,
+                           const int* key_cells, const uint8_t* key_kinds, int n_keys,
                            int* cells) noexcept nogil
 cdef int assess(const Geometry* geo, const Board* board, const Props* props) noexcept nogil
 cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,

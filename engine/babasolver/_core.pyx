@@ -330,16 +330,40 @@ cdef inline bint can_destroy(const Props* props) noexcept nogil:
 
 
 cdef int list_danger_cells(const Geometry* geo, const Board* board, const Props* props,
+                           const int* key_cells, const uint8_t* key_kinds, int n_keys,
                            int* cells) noexcept nogil:
     """Cells where destruction is due already (a transformation or a new rule
-    at the end of the last turn can leave such overlaps)."""
-    cdef int cell, count = 0
+    at the end of the last turn can leave such overlaps), with room for
+    2 * ncells entries. Every such cell holds a KILL, SINK or HOT object,
+    so only those objects' cells are looked at, found from the keys when
+    they are given (see cells_of_noun)."""
+    cdef int i, j, count = 0, base, found, tile, cell
+    cdef uint64_t suspects
     if not can_destroy(props):
         return 0
-    for cell in range(geo.first, geo.stop):
-        if doomed(props, board.grid[cell] & M_OBJECT):
-            cells[count] = cell
-            count += 1
+    suspects = props.sink
+    if props.you:
+        suspects |= props.kill
+    if props.melt:
+        suspects |= props.hot
+    suspects &= M_OBJECT
+    while suspects:
+        tile = core_ctz(suspects)
+        suspects &= suspects - 1
+        # Found cells go past the kept ones, which only overwrite cells read.
+        base = count
+        found = cells_of_noun(geo, board, key_cells, key_kinds, n_keys, tile, cells + base)
+        for i in range(found):
+            cell = cells[base + i]
+            if not doomed(props, board.grid[cell] & M_OBJECT):
+                continue
+            # A cell with two suspects is listed once.
+            j = 0
+            while j < count and cells[j] != cell:
+                j += 1
+            if j == count:
+                cells[count] = cell
+                count += 1
     return count
 
 
@@ -1033,7 +1057,7 @@ cdef class _Workspace:
         self.scratch.player_tiles = <uint8_t*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(uint8_t))
         self.scratch.mover_cells = <int*>calloc(n * MAX_OBJECTS_PER_CELL, sizeof(int))
         self.scratch.movers_known = False
-        self.scratch.danger_cells = <int*>calloc(n, sizeof(int))
+        self.scratch.danger_cells = <int*>calloc(2 * n, sizeof(int))
         self.scratch.changed = <int*>calloc(n, sizeof(int))
         self.keys = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
         self.facings = <uint32_t*>malloc(MAX_RECORD * sizeof(uint32_t))
@@ -1100,7 +1124,7 @@ cdef class CoreSimulation:
         cdef int n_players = list_players(&self.level.geo, &self.work.board, &self.props, NULL, NULL, 0,
                                           scratch.player_cells, scratch.player_tiles)
         scratch.n_danger = list_danger_cells(&self.level.geo, &self.work.board, &self.props,
-                                             scratch.danger_cells)
+                                             NULL, NULL, 0, scratch.danger_cells)
         if play_turn(&self.level.geo, &self.work.board, scratch, &self.props,
                      action, scratch.player_cells, scratch.player_tiles, n_players):
             read_rules(&self.level.geo, &self.work.board, &self.props, True)
@@ -1628,6 +1652,7 @@ cdef class Expander:
                                      scratch.player_cells, scratch.player_tiles)
             self.list_movers(n_keys)
             scratch.n_danger = list_danger_cells(geo, &self.work.saved, &self.props,
+                                                 self.work.key_cells, self.work.key_kinds, n_keys,
                                                  scratch.danger_cells)
             self.expanded += 1
             board_rewritten = False
