@@ -54,6 +54,30 @@ def test_equal_boards_pack_equal_and_different_boards_differ():
     assert first.pack() != second.pack()
 
 
+@pytest.mark.parametrize("track_facing, root, child_length", [
+    (False, b"", 2),            # no MOVE: a record is its keys alone
+    (True, b"\0\0\0", 3 + 4),   # MOVE: a key count leads, so the facings can follow
+])
+def test_the_initial_board_packs_to_its_key_count_alone(track_facing, root, child_length):
+    level = make_level(["B12.", "b..."])
+    store = StateStore()
+    expander = Expander(CoreLevel(level.width, level.height, level.grid, track_facing), store)
+    expander.add_root()
+    assert store.get(0) == root
+    assert expander.expand(0, 1) == 0
+    # Only right moves baba (the rest is border or its rule): one key off and
+    # one on, plus its facing when facings are kept.
+    assert len(store) == 2
+    assert len(store.get(1)) == child_length
+
+
+@pytest.mark.parametrize("record", [b"", b"\x80", b"\x01\0\0\xff\x7f", b"\0\0\0\x80"])
+def test_unpack_refuses_bytes_that_are_not_a_state_of_the_level(record):
+    sim = Simulation(make_level(["B12.", "b..."]))
+    with pytest.raises(ValueError, match="not a packed state"):
+        sim.unpack(record)
+
+
 @pytest.mark.parametrize("hash_mask", [0, 1, 7])
 def test_store_deduplicates_exactly_under_forced_collisions(hash_mask):
     store = StateStore(16, hash_mask)

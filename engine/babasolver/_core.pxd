@@ -104,8 +104,8 @@ cdef int list_danger_cells(const Geometry* geo, const Board* board, const Props*
 cdef int assess(const Geometry* geo, const Board* board, const Props* props) noexcept nogil
 cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
                     uint8_t* out) noexcept nogil
-cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* key_ends,
-                        int* n_keys, uint32_t* facings, int* n_facings) noexcept nogil
+cdef void decode_record(const Geometry* geo, const uint8_t* record, int length, uint32_t* keys,
+                        int* key_ends, int* n_keys, uint32_t* facings, int* n_facings) noexcept nogil
 cdef void board_from_keys(const Geometry* geo, Board* board, const uint64_t* initial,
                           const uint32_t* keys, int n_keys,
                           const uint32_t* facings, int n_facings) noexcept nogil

@@ -555,6 +555,19 @@ cdef inline int get_varint(const uint8_t* data, int pos, uint32_t* value) noexce
     return pos + 1
 
 
+cdef inline int count_bytes(const Geometry* geo) noexcept nogil:
+    """Bytes of the key count that leads a record: needed only to find where
+    the facing entries start, so a level without MOVE spends none."""
+    return 3 if geo.track_facing else 0
+
+
+cdef inline void put_count(const Geometry* geo, uint8_t* out, int count) noexcept nogil:
+    if geo.track_facing:
+        out[0] = <uint8_t>(count & 0xFF)
+        out[1] = <uint8_t>((count >> 8) & 0xFF)
+        out[2] = <uint8_t>(count >> 16)
+
+
 cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
                     uint8_t* out) noexcept nogil:
     """Pack a board into state bytes.
@@ -563,8 +576,9 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
     initial board, so nothing that never moves costs a byte. Each pair is a
     key cell * n_kinds + kind; the keys are written in increasing order as
     varint gaps, so equal boards give equal bytes. When MOVE can arise, the
-    nonzero facings follow the same way, as (key * 4 + facing - 1)."""
-    cdef int cell, tile, i, n_differ = 0, count = 0, length = 3
+    keys are led by their count and the nonzero facings follow the same way,
+    as (key * 4 + facing - 1)."""
+    cdef int cell, tile, i, n_differ = 0, count = 0, length = count_bytes(geo)
     cdef uint64_t diff, bits
     cdef uint32_t key, last = 0
     cdef int n_kinds = geo.n_kinds
@@ -592,10 +606,7 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
             length = put_varint(out, length, key - last)
             last = key
             count += 1
-    # The entry count leads, in three bytes, so the facing list can follow.
-    out[0] = <uint8_t>(count & 0xFF)
-    out[1] = <uint8_t>((count >> 8) & 0xFF)
-    out[2] = <uint8_t>(count >> 16)
+    put_count(geo, out, count)
     if geo.track_facing:
         last = 0
         for i in range(n_differ):
@@ -611,19 +622,21 @@ cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* ini
     return length
 
 
-cdef void decode_record(const uint8_t* record, int length, uint32_t* keys, int* key_ends,
-                        int* n_keys, uint32_t* facings, int* n_facings) noexcept nogil:
+cdef void decode_record(const Geometry* geo, const uint8_t* record, int length, uint32_t* keys,
+                        int* key_ends, int* n_keys, uint32_t* facings, int* n_facings) noexcept nogil:
     """The sorted keys of a record, where each key's bytes end, and its sorted
     facing entries."""
-    cdef int count = record[0] | (record[1] << 8) | (record[2] << 16)
-    cdef int pos = 3, i = 0
+    cdef int pos = count_bytes(geo), i = 0, count = MAX_RECORD   # no count: keys to the end
     cdef uint32_t key = 0, gap
-    for i in range(count):
+    if pos:
+        count = record[0] | (record[1] << 8) | (record[2] << 16)
+    while i < count and pos < length:
         pos = get_varint(record, pos, &gap)
         key += gap
         keys[i] = key
         key_ends[i] = pos
-    n_keys[0] = count
+        i += 1
+    n_keys[0] = i
     key = 0
     i = 0
     while pos < length:
@@ -759,7 +772,7 @@ cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child
     the turn changed: the parent's record with those cells' keys toggled.
     Gives exactly the bytes pack_board would."""
     cdef int n_toggles = changed_keys(geo, parent, child, scratch, toggles)
-    cdef int i = 0, below, t, j, n_cells, cell, tile, length = 3
+    cdef int i = 0, below, t, j, n_cells, cell, tile, length = count_bytes(geo)
     cdef int count = n_parent_keys
     cdef uint32_t key, last = 0, entry
     cdef uint64_t bits
@@ -780,9 +793,7 @@ cdef int pack_child(const Geometry* geo, const Board* parent, const Board* child
             last = key
             count += 1
     length = copy_keys(out, length, parent_record, parent_keys, key_ends, i, n_parent_keys, last)
-    out[0] = <uint8_t>(count & 0xFF)
-    out[1] = <uint8_t>((count >> 8) & 0xFF)
-    out[2] = <uint8_t>(count >> 16)
+    put_count(geo, out, count)
     if not geo.track_facing:
         return length
     # Facings: the parent's entries outside the changed cells (sorted by
@@ -876,12 +887,12 @@ cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil:
 
 cdef bint record_is_valid(const Geometry* geo, const uint8_t* record, int length) noexcept nogil:
     """Whether untrusted bytes decode to keys inside the board."""
-    cdef int count, pos = 3, i, shift
+    cdef int count, pos = count_bytes(geo), i, shift
     cdef uint64_t key = 0, gap
     cdef int facing_keys = geo.ncells * geo.n_kinds * 4
-    if length < 3:
+    if length < pos:
         return False
-    count = record[0] | (record[1] << 8) | (record[2] << 16)
+    count = record[0] | (record[1] << 8) | (record[2] << 16) if pos else length
     i = 0
     while pos < length:
         gap = 0
@@ -902,7 +913,8 @@ cdef bint record_is_valid(const Geometry* geo, const uint8_t* record, int length
         if i >= count and (not geo.track_facing or key >= <uint64_t>facing_keys):
             return False
         i += 1
-    return i >= count
+    # Without a count (no facings), every entry read was a key.
+    return i >= count or not geo.track_facing
 
 cdef class CoreLevel:
     """The fixed facts of a level: geometry and the board after the load-time
@@ -1160,7 +1172,7 @@ cdef class CoreSimulation:
         if not record_is_valid(&self.level.geo, record, len(record)):
             raise ValueError("not a packed state of this level")
         cdef int n_keys, n_facings
-        decode_record(record, len(record), self.work.keys, self.work.key_ends, &n_keys,
+        decode_record(&self.level.geo, record, len(record), self.work.keys, self.work.key_ends, &n_keys,
                       self.work.facings, &n_facings)
         board_from_keys(&self.level.geo, &self.work.board, self.level.initial,
                         self.work.keys, n_keys, self.work.facings, n_facings)
@@ -1625,7 +1637,7 @@ cdef class Expander:
             n_old_facings = n_facings
             record = self.store.arena + self.store.offsets[index]
             record_length = <int>(self.store.offsets[index + 1] - self.store.offsets[index])
-            decode_record(record, record_length, self.keys, self.work.key_ends, &n_keys,
+            decode_record(geo, record, record_length, self.keys, self.work.key_ends, &n_keys,
                           self.facings, &n_facings)
             if boards_ready and n_old_keys + n_keys <= TOGGLE_LIMIT:
                 # Both boards hold the last state: take its keys out, put these in.
