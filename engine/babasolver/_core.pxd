@@ -17,6 +17,7 @@ cdef enum:
     INDEX_MASK = (1 << 26) - 1
     MAX_STATES = (1 << 26) - 2
     FULL_PACK_SHARE = 16    # a child changing over 1/16 of the cells is packed whole
+    FULL_PACK_SHARE_FACING = 4  # over 1/4 when facings are kept (a board pass costs more)
     TOGGLE_LIMIT = 32       # above this many keys, boards are rebuilt and scanned whole
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
     QUEUE_SIZE = 16         # children in flight while inserting (a power of two)

@@ -1622,8 +1622,10 @@ cdef class Expander:
         cdef uint32_t* swap
         cdef const Props* rules
         cdef bint text_moved, outcome_may_differ, board_rewritten, boards_ready = False
+        cdef int full_pack_share = FULL_PACK_SHARE
         if geo.track_facing:
             board_bytes *= 4
+            full_pack_share = FULL_PACK_SHARE_FACING
         n_keys = n_facings = 0
         self.out_count = self.out_used = 0
         for index in range(start, stop):
@@ -1719,7 +1721,7 @@ cdef class Expander:
                 # turn changed many cells, one pass over the board beats
                 # merging that many keys into the parent's.
                 if (board_rewritten or not self.incremental
-                        or scratch.n_changed * FULL_PACK_SHARE > geo.ncells):
+                        or scratch.n_changed * full_pack_share > geo.ncells):
                     length = pack_board(geo, &self.work.board, self.level.initial, self.record)
                 else:
                     # The arena may have moved since: an insert can grow it.
