@@ -58,7 +58,7 @@ def test_equal_boards_pack_equal_and_different_boards_differ():
     (False, b"", 2),            # no MOVE: a record is its keys alone
     (True, b"\0\0\0", 3 + 4),   # MOVE: a key count leads, so the facings can follow
 ])
-def test_the_initial_board_packs_to_its_key_count_alone(track_facing, root, child_length):
+def test_a_record_leads_with_a_key_count_only_when_facings_are_kept(track_facing, root, child_length):
     level = make_level(["B12.", "b..."])
     store = StateStore()
     expander = Expander(CoreLevel(level.width, level.height, level.grid, track_facing), store)
