@@ -5,7 +5,6 @@ to turn bounds checking and wraparound back on.
 """
 import os
 
-import numpy
 from Cython.Build import cythonize
 from setuptools import Extension, setup
 
@@ -23,8 +22,9 @@ extensions = [
     Extension(
         "babasolver._core",
         ["engine/babasolver/_core.pyx"],
-        include_dirs=["engine/babasolver", numpy.get_include()],
-        define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        include_dirs=["engine/babasolver"],
+        depends=["engine/babasolver/_judge.pxi", "engine/babasolver/_store.pxi",
+                 "engine/babasolver/_core.pxd"],
         extra_compile_args=["-O3"],
     ),
 ]

@@ -1,113 +1,160 @@
-# The narrow door into the C-level core: its types and the nogil functions
-# that run one turn, read the rules and pack a board into state bytes.
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
+# The narrow door into the C-level core: the level's fixed facts, the
+# position a turn plays on, the rule set's derived properties, and the
+# nogil functions of the judge's turn and of state packing.
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t
 
 cdef enum:
-    MAX_CELLS = 1024        # a packed entry keeps the cell in 10 bits
-    CELL_WORDS = 16         # MAX_CELLS bits in 64-bit words
+    MAX_CELLS = 65535       # cells are uint16 in a position (a 64x64 level is 4356 with its ring)
     MAX_RULES = 128
-    MAX_NOUNS = 64
-    MAX_RECORD = 12 * MAX_CELLS  # objects never multiply: <= 3 entries of <= 3 bytes each
-    ARENA_SLACK = 16        # spare bytes after the arena, for whole-word copies
     N_DIRECTIONS = 4
     WAIT = 4                # actions 0..3 are up, down, left, right
-    MAX_OBJECTS_PER_CELL = 16
+    NO_THING = -1           # an empty object-layer slot
+    ARENA_SLACK = 16        # spare bytes after the arena, for whole-word copies
     INDEX_BITS = 26         # a store slot: 6 tag bits over a 26-bit state index
     TAG_BITS = 6
     INDEX_MASK = (1 << 26) - 1
     MAX_STATES = (1 << 26) - 2
-    FULL_PACK_SHARE = 16    # a child changing over 1/16 of the cells is packed whole
-    FULL_PACK_SHARE_FACING = 4  # over 1/4 when facings are kept (a board pass costs more)
-    TOGGLE_LIMIT = 32       # above this many keys, boards are rebuilt and scanned whole
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
     QUEUE_SIZE = 16         # children in flight while inserting (a power of two)
     INSERT_LAG = 15         # children between prefetching a slot and inserting
     PEEK_LAG = 5            # ... and looking at the state named in that slot
     FETCH_LAG = 10          # ... and fetching that state's bytes
+    TOUCHED_LIMIT = 96      # a turn logging more changes than this is packed whole
 
-cdef enum TurnFlags:
-    TURN_WON = 1
-    TURN_DEAD = 2
+# Property bits of a noun under the rules in force.
+cdef enum:
+    P_YOU = 1
+    P_WIN = 2
+    P_STOP = 4
+    P_PUSH = 8
+    P_MOVE = 16
+    P_KILL = 32
+    P_SINK = 64
+    P_HOT = 128
+    P_MELT = 256
+    P_LAYER = 1 | 4 | 8 | 16    # YOU, STOP, PUSH or MOVE: the object layer
+    P_MOBILE = 1 | 8 | 16       # YOU, PUSH or MOVE: can move
 
-ctypedef struct Props:
-    # Object masks per property; `push` includes every text.
-    uint64_t you, win, stop, push, move, kill, sink, hot, melt
-    uint64_t movable
-    uint64_t protected      # nouns with an `X is X` rule
-    int n_you
-    uint8_t you_order[MAX_NOUNS]
-    int n_move
-    uint8_t move_order[MAX_NOUNS]
-    int n_transforms
-    uint8_t transform_from[MAX_RULES]
-    uint8_t transform_to[MAX_RULES]
-    int n_rules
-    uint8_t rule_left[MAX_RULES]
-    uint8_t rule_right[MAX_RULES]
+# The object lists a turn works from, built from the rules in force.
+cdef enum:
+    L_YOU = 0
+    L_MOVE = 1
+    L_WIN = 2
+    L_KILL = 3              # KILL and SINK nouns, rule by rule (a noun with both is listed twice)
+    L_SINK = 4
+    L_HOT = 5
+    L_MELT = 6
+    N_LISTS = 7
+
+cdef enum TurnOutcome:
+    TURN_CHANGED = 1        # the position differs from before the turn
+    TURN_WON = 2
+    TURN_DEAD = 4           # no YOU and no MOVE object is left
+    TURN_ILLEGAL = 8        # the judge cannot play this turn (RULES.md)
+    TURN_RELAYERED = 16     # a rule reading or destruction rewrote layers: pack the whole position
+
+cdef enum Illegal:
+    ILLEGAL_NONE = 0
+    ILLEGAL_KILL = 1        # the KILL check names an object twice
+    ILLEGAL_SINK = 2        # the SINK check names an object twice
+    ILLEGAL_SINK_GONE = 3   # the SINK check pairs a SINK object the KILL check destroyed
+    ILLEGAL_HOT = 4         # the HOT/MELT check names an object twice
 
 ctypedef struct Geometry:
-    int width               # padded width: cells outside the level are border
+    # The level's fixed facts. Things are numbered: the map's objects in
+    # reading order (0 .. n_base_objects-1), then its texts in reading order,
+    # then objects created by transformations.
+    int width               # padded: cells outside the level are border
     int height
     int ncells
     int pad                 # 1 when a border ring was added around the level
-    int first               # first and one-past-last cell that can hold objects
-    int stop
     int delta[N_DIRECTIONS]
-    bint track_facing
-    uint64_t facing_mask    # tiles whose facing a state keeps: those that can become MOVE
-    int n_kinds             # tiles this level can ever hold, numbered densely
-    uint64_t kind_divisor   # ceil(2**32 / n_kinds): key // n_kinds without a division
-    uint64_t kinds_mask     # the tiles that have a kind
-    uint8_t kind_of_tile[64]
-    uint8_t tile_of_kind[64]
-    # The cells of each kind on the initial board, in reading order: kind k
-    # is at initial_cells[kind_start[k]:kind_start[k + 1]].
-    int* initial_cells
-    int kind_start[65]
+    uint8_t* border         # 1 per border cell
+    int n_base_objects
+    int n_texts
+    int n_base              # n_base_objects + n_texts
+    int capacity            # room for things, created ones included, during a turn
+    uint8_t* base_tile      # tile of each map thing
+    uint16_t* base_cell
+    int n_is                # the `is` texts, in load order (thing ids)
+    int* is_things
+    # Map objects of each noun tile, in reading order:
+    # noun_objects[noun_start[t]:noun_start[t + 1]].
+    int* noun_objects
+    int noun_start[65]
+    uint64_t facing_nouns   # nouns whose facing a state keeps: those that can ever be MOVE
+    bint can_create         # a transformation is possible: states list created objects
+    bint can_destroy        # the map has texts that can make KILL, SINK or HOT and MELT
+    uint32_t root_ever      # nouns with objects at load
+    uint32_t* root_value    # each map thing's packed value in the root position
+    int value_facing        # facings stored in a value (5 when some noun can be MOVE, else 1)
 
-ctypedef struct Board:
-    uint64_t* grid          # one tile mask per cell
-    uint64_t* face0         # three bit planes aligned with the tile bits:
-    uint64_t* face1         # the facing code of tile t in cell c is
-    uint64_t* face2         # bit t of (face0, face1, face2)[c]
+ctypedef struct Position:
+    # Everything the judge's next turns depend on. `slot[c]` is the thing
+    # holding cell c's object-layer slot; a thing elsewhere on c is hidden.
+    int n_things            # map things plus created objects (dead ones included)
+    uint8_t* tile           # tile id per thing
+    uint16_t* cell
+    uint8_t* facing         # 0 none, 1 up, 2 down, 3 left, 4 right
+    uint8_t* alive          # objects leave play when destroyed or transformed
+    int32_t* slot
+    uint32_t ever           # nouns that ever had objects (the `X is X` guard)
 
-ctypedef struct Scratch:
-    uint64_t* moved         # tiles that moved into each cell this turn
-    int* touched            # cells whose `moved` entry must be cleared
-    int n_touched
-    int* snapshot
-    uint8_t* snapshot_moved
-    bint movers_known       # mover_cells lists the MOVE objects before the turn:
-    int* mover_cells        # those of props.move_order[i] at
-    int mover_start[MAX_NOUNS + 1]  # mover_cells[mover_start[i]:mover_start[i + 1]]
-    int* player_cells       # the players' step order, fixed before anyone moves
-    uint8_t* player_tiles
-    int* danger_cells       # cells where destruction was due before the turn
-    int n_danger
-    int* changed            # cells whose contents or facings the turn changed, once each
-    int n_changed
-    uint64_t changed_bits[CELL_WORDS]   # a bit per cell listed in `changed`
-    bint destroyed          # destruction removed something this turn
-    bint text_moved
+ctypedef struct Props:
+    int n_rules
+    uint8_t rule_left[MAX_RULES]
+    uint8_t rule_right[MAX_RULES]
+    uint16_t noun_props[64]         # P_* bits per noun tile
+    uint8_t kill_mult[64]           # how often each noun is in the KILL list (KILL, SINK)
+    int n_nouns[N_LISTS]            # the nouns of each list, in rule order
+    uint8_t nouns[N_LISTS][MAX_RULES]
 
-cdef void read_rules(const Geometry* geo, Board* board, Props* props, bint transform) noexcept nogil
-cdef void read_rules_at(const Geometry* geo, Board* board, Props* props, const int* is_cells,
-                        int n_is_cells, bint transform) noexcept nogil
-cdef int list_players(const Geometry* geo, const Board* board, const Props* props,
-                      const int* key_cells, const uint8_t* key_kinds, int n_keys,
-                      int* cells, uint8_t* tiles) noexcept nogil
-cdef bint play_turn(const Geometry* geo, Board* board, Scratch* scratch, const Props* props,
-                    int action, const int* player_cells, const uint8_t* player_tiles,
-                    int n_players) noexcept nogil
-cdef int list_danger_cells(const Geometry* geo, const Board* board, const Props* props,
-                           const int* key_cells, const uint8_t* key_kinds, int n_keys,
-                           int* cells) noexcept nogil
-cdef int assess(const Geometry* geo, const Board* board, const Props* props) noexcept nogil
-cdef int pack_board(const Geometry* geo, const Board* board, const uint64_t* initial,
-                    uint8_t* out) noexcept nogil
-cdef void decode_record(const Geometry* geo, const uint8_t* record, int length, uint32_t* keys,
-                        int* key_ends, int* n_keys, uint32_t* facings, int* n_facings) noexcept nogil
-cdef void board_from_keys(const Geometry* geo, Board* board, const uint64_t* initial,
-                          const uint32_t* keys, int n_keys,
-                          const uint32_t* facings, int n_facings) noexcept nogil
-cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil
+ctypedef struct Lists:
+    # Thing ids of each list's objects: nouns in rule order, each noun's
+    # objects in creation order.
+    int count[N_LISTS]
+    int* items[N_LISTS]
+
+ctypedef struct UndoLog:
+    # What a turn changed, newest last, to put the parent back.
+    int n
+    int capacity
+    int32_t* where          # thing id, or cell (for slot entries) + UNDO_SLOT_BASE
+    int32_t* before
+    uint8_t* kind
+
+ctypedef struct Turn:
+    # Scratch for one turn.
+    uint8_t* moved          # things that moved this turn
+    int* moved_list
+    int n_moved
+    int texts_moved
+    bint relayered          # a rule reading or destruction rewrote layers
+    bint text_slots_changed # a slot holding a text changed hands (the rule scan may read otherwise)
+    bint props_changed      # the turn read the rules: its own are in `props`
+    bint lists_changed      # the turn rebuilt the lists: its own are in `lists`
+    int max_pairs           # room for destruction pairs (more than objects: one repeats)
+    int illegal
+    int illegal_thing
+    int* pair_a             # destruction pairs
+    int* pair_b
+    int* seen               # per thing: how many times a check names it
+    int32_t* stamp          # per cell: a check's marker
+    int32_t* chain_head     # per stamped cell: its first list member (an index), -1 for none
+    int* chain_next         # per list member: the next one on its cell
+    int32_t epoch
+    Lists lists             # the turn's own lists, once it rebuilt them
+    Props props             # the turn's own rules, once it read them again
+    int step                # 1 the players' step, 2 the movers' (for `died`)
+    int* died               # per thing: the step that destroyed it this turn, else 0
+    int* died_list
+    int n_died
+    int n_sink              # the SINK list as the step began: snapshot2[:n_sink]
+    bint fast               # the parent had no pair standing: look only where things moved
+    int32_t* parent_stamp   # per cell: parent_epoch when parent_head is this parent's
+    int32_t* parent_head    # per cell: the parent's first object there, -1 for none
+    int* parent_next        # per thing: the parent's next object on its cell
+    int32_t parent_epoch
+    int* snapshot           # a list as it stood at the start of a step
+    int* snapshot2
+    int* snapshot3

@@ -37,6 +37,7 @@ class SearchStats:
     generated: int = 0             # successors produced (including duplicates)
     unique: int = 0                # distinct states stored
     dead_ends: int = 0             # successors with no YOU and no MOVE object
+    illegal: int = 0               # turns the judge cannot play (dead ends too)
     depth: int = 0                 # deepest layer fully or partly expanded
     peak_frontier: int = 0         # largest number of stored, unexpanded states
     elapsed: float = 0.0           # seconds
@@ -86,17 +87,20 @@ class _Batches:
     def __init__(self, core_level: CoreLevel, store: StateStore, threads: int) -> None:
         self.expanders = [Expander(core_level, store) for _ in range(threads)]
         self.pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
-        self.discounted = [0, 0, 0]     # generated, expanded, dead ends of discarded parts
+        # generated, expanded, dead ends and illegal turns of discarded parts
+        self.discounted = [0, 0, 0, 0]
 
     def close(self) -> None:
         if self.pool is not None:
             self.pool.shutdown()
 
-    def counters(self) -> tuple[int, int, int]:
-        generated = sum(e.generated for e in self.expanders) - self.discounted[0]
-        expanded = sum(e.expanded for e in self.expanders) - self.discounted[1]
-        dead_ends = sum(e.dead_ends for e in self.expanders) - self.discounted[2]
-        return generated, expanded, dead_ends
+    @staticmethod
+    def _counts(e: Expander) -> tuple[int, int, int, int]:
+        return e.generated, e.expanded, e.dead_ends, e.illegal
+
+    def counters(self) -> tuple[int, int, int, int]:
+        totals = [sum(column) for column in zip(*(self._counts(e) for e in self.expanders))]
+        return tuple(t - d for t, d in zip(totals, self.discounted))  # type: ignore[return-value]
 
     def expand(self, start: int, stop: int) -> Optional[tuple[int, int]]:
         """Expand states [start, stop); the (parent, action) of the first
@@ -104,7 +108,7 @@ class _Batches:
         n_parts = min(len(self.expanders), max(1, (stop - start) // MIN_PART))
         bounds = [start + (stop - start) * k // n_parts for k in range(n_parts + 1)]
         used = self.expanders[:n_parts]
-        before = [(e.generated, e.expanded, e.dead_ends) for e in used]
+        before = [self._counts(e) for e in used]
         if n_parts == 1 or self.pool is None:
             results = [used[0].generate(start, stop)]
         else:
@@ -117,10 +121,9 @@ class _Batches:
             e.insert_generated()
         if winner is None:
             return None
-        for e, (generated, expanded, dead_ends) in zip(used[winner + 1:], before[winner + 1:]):
-            self.discounted[0] += e.generated - generated
-            self.discounted[1] += e.expanded - expanded
-            self.discounted[2] += e.dead_ends - dead_ends
+        for e, counts in zip(used[winner + 1:], before[winner + 1:]):
+            for k, (now, then) in enumerate(zip(self._counts(e), counts)):
+                self.discounted[k] += now - then
         return used[winner].won_parent, used[winner].won_action
 
 
@@ -140,7 +143,7 @@ def solve(
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     started = time.perf_counter()
-    core_level = CoreLevel(level.width, level.height, level.grid, tiles.MOVE_TEXT in level.grid)
+    core_level = CoreLevel(level.width, level.height, level.grid)
     store = StateStore(min(max_states, INITIAL_TABLE_STATES))
     batches = _Batches(core_level, store, threads)
     try:
@@ -163,7 +166,7 @@ def _search(
     expander.add_root()
 
     def finish(status: str, solution: Optional[list[int]] = None) -> SearchResult:
-        stats.generated, stats.expanded, stats.dead_ends = batches.counters()
+        stats.generated, stats.expanded, stats.dead_ends, stats.illegal = batches.counters()
         stats.unique = len(store)
         stats.elapsed = time.perf_counter() - started
         stats.memory_bytes = store.memory_bytes
@@ -194,7 +197,7 @@ def _search(
                 return finish(LIMIT_TIME)
             if progress is not None and now >= next_report:
                 stats.unique = len(store)
-                stats.generated, stats.expanded, stats.dead_ends = batches.counters()
+                stats.generated, stats.expanded, stats.dead_ends, stats.illegal = batches.counters()
                 stats.elapsed = now - started
                 progress(stats)
                 next_report = now + progress_every

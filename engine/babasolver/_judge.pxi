@@ -1,0 +1,638 @@
+# The judge's rule set (RULES.md): one turn of the Keke competition's
+# reference simulator, quirks included, on a Position. Included by _core.pyx;
+# a second rule set would be a second file of this shape over the same
+# Position, Props, Lists and UndoLog.
+
+# ------------------------------------------------------------ undo log --
+# Every change to a position goes through these setters, which log what
+# they overwrite so the expander can put the parent back. Once a turn has
+# rewritten layers (a rule reading or destruction) the log is abandoned and
+# the parent is copied back whole.
+
+cdef enum:
+    UNDO_CELL = 0
+    UNDO_FACING = 1
+    UNDO_ALIVE = 2
+    UNDO_SLOT = 3
+
+
+cdef inline void log_change(UndoLog* log, uint8_t kind, int32_t where, int32_t before) noexcept nogil:
+    cdef int n = log.n
+    if n < 0:
+        return                  # abandoned: the parent is restored whole
+    if n == log.capacity:
+        log.n = -1
+        return
+    log.kind[n] = kind
+    log.where[n] = where
+    log.before[n] = before
+    log.n = n + 1
+
+
+cdef inline bint is_text(const Geometry* geo, int thing) noexcept nogil:
+    return geo.n_base_objects <= thing < geo.n_base
+
+
+cdef inline void set_slot(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                          int cell, int32_t thing) noexcept nogil:
+    cdef int32_t before = pos.slot[cell]
+    if before == thing:
+        return
+    log_change(log, UNDO_SLOT, cell, before)
+    if (before >= 0 and is_text(geo, before)) or (thing >= 0 and is_text(geo, thing)):
+        turn.text_slots_changed = True
+    pos.slot[cell] = thing
+
+
+cdef inline void set_cell(Position* pos, UndoLog* log, int thing, int cell) noexcept nogil:
+    log_change(log, UNDO_CELL, thing, pos.cell[thing])
+    pos.cell[thing] = <uint16_t>cell
+
+
+cdef inline void set_facing(Position* pos, UndoLog* log, int thing, int facing) noexcept nogil:
+    if pos.facing[thing] != facing:
+        log_change(log, UNDO_FACING, thing, pos.facing[thing])
+        pos.facing[thing] = <uint8_t>facing
+
+
+cdef void undo(Position* pos, const UndoLog* log) noexcept nogil:
+    cdef int i
+    for i in range(log.n - 1, -1, -1):
+        if log.kind[i] == UNDO_CELL:
+            pos.cell[log.where[i]] = <uint16_t>log.before[i]
+        elif log.kind[i] == UNDO_FACING:
+            pos.facing[log.where[i]] = <uint8_t>log.before[i]
+        elif log.kind[i] == UNDO_ALIVE:
+            pos.alive[log.where[i]] = <uint8_t>log.before[i]
+        else:
+            pos.slot[log.where[i]] = log.before[i]
+
+
+# ------------------------------------------------------------- rules --
+
+cdef inline int live_objects(const Geometry* geo, const Position* pos, int* out) noexcept nogil:
+    """The objects in play, in creation order (map objects, then created)."""
+    cdef int i, n = 0
+    for i in range(geo.n_base_objects):
+        if pos.alive[i]:
+            out[n] = i
+            n += 1
+    for i in range(geo.n_base, pos.n_things):
+        if pos.alive[i]:
+            out[n] = i
+            n += 1
+    return n
+
+
+cdef inline int opposite(int facing) noexcept nogil:
+    # 1 up <-> 2 down, 3 left <-> 4 right
+    return facing + 1 if facing & 1 else facing - 1
+
+
+cdef inline bint is_noun_text(int tile) noexcept nogil:
+    return T_BABA_TEXT <= tile <= T_LOVE_TEXT
+
+
+cdef void scan_rules(const Geometry* geo, const Position* pos, Props* props) noexcept nogil:
+    """Step 1 of a rule reading: the `is` texts in load order, each with its
+    left/right, then its up/down neighbours' slots."""
+    cdef int i, k, j, cell, a, b, left, right
+    cdef bint known
+    props.n_rules = 0
+    for i in range(geo.n_is):
+        cell = pos.cell[geo.is_things[i]]
+        for k in range(2):
+            if k == 0:
+                a = pos.slot[cell - 1]
+                b = pos.slot[cell + 1]
+            else:
+                a = pos.slot[cell - geo.width]
+                b = pos.slot[cell + geo.width]
+            if a < 0 or b < 0 or not is_text(geo, a) or not is_text(geo, b):
+                continue
+            left = pos.tile[a]
+            right = pos.tile[b]
+            known = False
+            for j in range(props.n_rules):
+                if props.rule_left[j] == left and props.rule_right[j] == right:
+                    known = True
+                    break
+            if not known and props.n_rules < MAX_RULES:
+                props.rule_left[props.n_rules] = <uint8_t>left
+                props.rule_right[props.n_rules] = <uint8_t>right
+                props.n_rules += 1
+
+
+cdef inline void add_noun(Props* props, int which, int noun) noexcept nogil:
+    props.nouns[which][props.n_nouns[which]] = <uint8_t>noun
+    props.n_nouns[which] += 1
+
+
+cdef void derive_props(Props* props) noexcept nogil:
+    """Step 3's nouns: each property's nouns in rule order."""
+    cdef int r, noun, right
+    memset(props.noun_props, 0, sizeof(props.noun_props))
+    memset(props.kill_mult, 0, sizeof(props.kill_mult))
+    memset(props.n_nouns, 0, sizeof(props.n_nouns))
+    for r in range(props.n_rules):
+        if not is_noun_text(props.rule_left[r]):
+            continue
+        noun = NOUN_TARGET[props.rule_left[r]]
+        right = props.rule_right[r]
+        if right == T_YOU_TEXT:
+            props.noun_props[noun] |= P_YOU
+            add_noun(props, L_YOU, noun)
+        elif right == T_WIN_TEXT:
+            props.noun_props[noun] |= P_WIN
+            add_noun(props, L_WIN, noun)
+        elif right == T_STOP_TEXT:
+            props.noun_props[noun] |= P_STOP
+        elif right == T_PUSH_TEXT:
+            props.noun_props[noun] |= P_PUSH
+        elif right == T_MOVE_TEXT:
+            props.noun_props[noun] |= P_MOVE
+            add_noun(props, L_MOVE, noun)
+        elif right == T_KILL_TEXT:
+            props.noun_props[noun] |= P_KILL
+            props.kill_mult[noun] += 1
+            add_noun(props, L_KILL, noun)
+        elif right == T_SINK_TEXT:
+            props.noun_props[noun] |= P_SINK
+            props.kill_mult[noun] += 1
+            add_noun(props, L_KILL, noun)
+            add_noun(props, L_SINK, noun)
+        elif right == T_HOT_TEXT:
+            props.noun_props[noun] |= P_HOT
+            add_noun(props, L_HOT, noun)
+        elif right == T_MELT_TEXT:
+            props.noun_props[noun] |= P_MELT
+            add_noun(props, L_MELT, noun)
+
+
+cdef void build_lists(const Geometry* geo, const Position* pos, const Props* props,
+                      Lists* lists) noexcept nogil:
+    cdef int which, j, noun, i, n
+    cdef int* items
+    for which in range(N_LISTS):
+        n = 0
+        items = lists.items[which]
+        for j in range(props.n_nouns[which]):
+            noun = props.nouns[which][j]
+            for i in range(geo.noun_start[noun], geo.noun_start[noun + 1]):
+                if pos.alive[geo.noun_objects[i]]:
+                    items[n] = geo.noun_objects[i]
+                    n += 1
+            for i in range(geo.n_base, pos.n_things):
+                if pos.alive[i] and pos.tile[i] == noun:
+                    items[n] = i
+                    n += 1
+        lists.count[which] = n
+
+
+cdef void relayer(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                  const Props* props) noexcept nogil:
+    """Step 4: objects in creation order take or empty their cell's slot,
+    then every text takes its slot."""
+    cdef int i, thing
+    cdef int n = live_objects(geo, pos, turn.snapshot3)
+    for i in range(n):
+        thing = turn.snapshot3[i]
+        set_slot(geo, pos, log, turn, pos.cell[thing],
+                 thing if props.noun_props[pos.tile[thing]] & P_LAYER else NO_THING)
+    for i in range(geo.n_base_objects, geo.n_base):
+        set_slot(geo, pos, log, turn, pos.cell[i], i)
+
+
+cdef void reset_all(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                    const Props* props, Lists* lists) noexcept nogil:
+    """Steps 3 and 4 of a rule reading: lists, MOVE facings, layers."""
+    cdef int i
+    build_lists(geo, pos, props, lists)
+    for i in range(lists.count[L_MOVE]):
+        if pos.facing[lists.items[L_MOVE][i]] == 0:
+            set_facing(pos, log, lists.items[L_MOVE][i], 4)
+    relayer(geo, pos, log, turn, props)
+    turn.relayered = True
+
+
+cdef bint transform(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                    const Props* props) noexcept nogil:
+    """Step 2: `A is B` turns A's objects into new B objects, rule by rule.
+    Returns whether any object was made."""
+    cdef uint32_t protected = 0
+    cdef int r, left, right, i, n, noun, target, made = 0
+    cdef int* objects = turn.snapshot
+    for r in range(props.n_rules):
+        left = props.rule_left[r]
+        if left == props.rule_right[r] and is_noun_text(left) and pos.ever & (1u << NOUN_TARGET[left]):
+            protected |= 1u << NOUN_TARGET[left]
+    for r in range(props.n_rules):
+        left = props.rule_left[r]
+        right = props.rule_right[r]
+        if not (is_noun_text(left) and is_noun_text(right)):
+            continue
+        noun = NOUN_TARGET[left]
+        if protected & (1u << noun):
+            continue
+        target = NOUN_TARGET[right]
+        n = 0
+        for i in range(live_objects(geo, pos, turn.snapshot3)):
+            if pos.tile[turn.snapshot3[i]] == noun:
+                objects[n] = turn.snapshot3[i]
+                n += 1
+        for i in range(n):
+            if pos.n_things == geo.capacity:
+                return made != 0     # unreachable: capacity covers a reading
+            made += 1
+            pos.tile[pos.n_things] = <uint8_t>target
+            pos.cell[pos.n_things] = pos.cell[objects[i]]
+            pos.facing[pos.n_things] = 0
+            pos.alive[pos.n_things] = 1
+            pos.alive[objects[i]] = 0
+            if pos.slot[pos.cell[objects[i]]] == objects[i]:
+                pos.slot[pos.cell[objects[i]]] = pos.n_things
+            pos.ever |= 1u << target
+            pos.n_things += 1
+    return made != 0
+
+
+cdef void compact_created(const Geometry* geo, Position* pos) noexcept nogil:
+    """Drop the created objects that left play, keeping creation order."""
+    cdef int i, kept = geo.n_base
+    for i in range(geo.n_base, pos.n_things):
+        if not pos.alive[i]:
+            continue
+        if i != kept:
+            pos.tile[kept] = pos.tile[i]
+            pos.cell[kept] = pos.cell[i]
+            pos.facing[kept] = pos.facing[i]
+            pos.alive[kept] = 1
+            if pos.slot[pos.cell[i]] == i:
+                pos.slot[pos.cell[i]] = kept
+        kept += 1
+    pos.n_things = kept
+
+
+cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                     Props* props, Lists* lists, int readings) noexcept nogil:
+    """`readings` full rule readings (scan, transformations, properties,
+    layers). Each scan sees the layers the reading before it left, so texts
+    it made visible count. Once a reading finds the rules it found before
+    and transforms nothing, the rest would repeat it exactly."""
+    cdef int k, n_before = -1
+    cdef bint made = True
+    cdef uint8_t left_before[MAX_RULES]
+    cdef uint8_t right_before[MAX_RULES]
+    log.n = -1                  # layers get rewritten: restore the parent whole
+    for k in range(readings):
+        scan_rules(geo, pos, props)
+        if (not made and props.n_rules == n_before
+                and memcmp(props.rule_left, left_before, n_before) == 0
+                and memcmp(props.rule_right, right_before, n_before) == 0):
+            break
+        derive_props(props)
+        made = transform(geo, pos, log, turn, props)
+        if made:
+            compact_created(geo, pos)
+        reset_all(geo, pos, log, turn, props, lists)
+        n_before = props.n_rules
+        memcpy(left_before, props.rule_left, n_before)
+        memcpy(right_before, props.rule_right, n_before)
+
+
+# -------------------------------------------------------------- a turn --
+
+cdef bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                     const Props* props, int thing, int direction) noexcept nogil:
+    """Moving one thing one cell (RULES.md), pushing what is in the way."""
+    cdef int cell, target, other
+    cdef uint16_t here
+    cdef bint is_object = not is_text(geo, thing)
+    if turn.moved[thing]:
+        return False
+    if is_object and not (props.noun_props[pos.tile[thing]] & P_MOBILE):
+        return False
+    cell = pos.cell[thing]
+    target = cell + geo.delta[direction]
+    if geo.border[target]:
+        return False
+    other = pos.slot[target]
+    if other >= 0:
+        if is_text(geo, other):
+            if not move_thing(geo, pos, log, turn, props, other, direction):
+                return False
+        else:
+            here = props.noun_props[pos.tile[other]]
+            if here & P_STOP:
+                return False
+            if here & P_PUSH:
+                if not move_thing(geo, pos, log, turn, props, other, direction):
+                    return False
+            elif here & P_YOU:
+                if is_object and props.noun_props[pos.tile[thing]] & P_YOU:
+                    return False
+            elif here & P_MOVE:
+                return False
+    set_slot(geo, pos, log, turn, cell, NO_THING)
+    set_cell(pos, log, thing, target)
+    set_slot(geo, pos, log, turn, target, thing)
+    if is_object:
+        set_facing(pos, log, thing, direction + 1)
+    else:
+        turn.texts_moved += 1
+    turn.moved[thing] = 1
+    turn.moved_list[turn.n_moved] = thing
+    turn.n_moved += 1
+    return True
+
+
+cdef inline bint pair_names_twice(Turn* turn, int n_pairs) noexcept nogil:
+    """Whether a check's pairs name one object more than once (the judge
+    then removes the wrong object)."""
+    cdef int i
+    cdef bint twice = False
+    for i in range(n_pairs):
+        turn.seen[turn.pair_a[i]] += 1
+        turn.seen[turn.pair_b[i]] += 1
+    for i in range(n_pairs):
+        if turn.seen[turn.pair_a[i]] > 1 or turn.seen[turn.pair_b[i]] > 1:
+            twice = True
+    for i in range(n_pairs):
+        turn.seen[turn.pair_a[i]] = 0
+        turn.seen[turn.pair_b[i]] = 0
+    return twice
+
+
+cdef void destroy_pairs(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                        const Props* props, Lists* lists, int n_pairs) noexcept nogil:
+    cdef int i
+    log.n = -1
+    for i in range(n_pairs):
+        pos.alive[turn.pair_a[i]] = 0
+        pos.alive[turn.pair_b[i]] = 0
+        pos.slot[pos.cell[turn.pair_a[i]]] = NO_THING
+    reset_all(geo, pos, log, turn, props, lists)
+
+
+cdef inline int pairs_by_cell(const Position* pos, Turn* turn, const int* a, int n_a,
+                              const int* b, int n_b, bint distinct) noexcept nogil:
+    """Every (x in a, y in b) on one cell (x != y when `distinct`). The
+    members of b are chained by cell first, so each x meets only those on
+    its own cell."""
+    cdef int i, j, cell, n = 0
+    turn.epoch += 1
+    for j in range(n_b):
+        cell = pos.cell[b[j]]
+        if turn.stamp[cell] != turn.epoch:
+            turn.stamp[cell] = turn.epoch
+            turn.chain_head[cell] = -1
+        turn.chain_next[j] = turn.chain_head[cell]
+        turn.chain_head[cell] = j
+    for i in range(n_a):
+        cell = pos.cell[a[i]]
+        if turn.stamp[cell] != turn.epoch:
+            continue
+        j = turn.chain_head[cell]
+        while j >= 0:
+            if not (distinct and a[i] == b[j]):
+                if n == turn.max_pairs:
+                    return n        # more pairs than objects: one repeats, the turn is illegal
+                turn.pair_a[n] = a[i]
+                turn.pair_b[n] = b[j]
+                n += 1
+            j = turn.chain_next[j]
+    return n
+
+
+cdef enum:
+    CHECK_KILL = 0
+    CHECK_SINK = 1
+    CHECK_HOT = 2
+
+
+cdef int objects_on(const Geometry* geo, const Position* pos, const Turn* turn, int cell,
+                    int* out) noexcept nogil:
+    """The objects on `cell` that were in play when the step began: those
+    the parent had there and have not moved, then those that moved there."""
+    cdef int j, k, thing, n = 0
+    if turn.parent_stamp[cell] == turn.parent_epoch:
+        j = turn.parent_head[cell]
+        while j >= 0:
+            if pos.cell[j] == cell and (pos.alive[j] or turn.died[j] == turn.step):
+                out[n] = j
+                n += 1
+            j = turn.parent_next[j]
+    for k in range(turn.n_moved):
+        thing = turn.moved_list[k]
+        if (not is_text(geo, thing) and pos.cell[thing] == cell
+                and (pos.alive[thing] or turn.died[thing] == turn.step)):
+            out[n] = thing
+            n += 1
+    return n
+
+
+cdef inline bint add_pair(Turn* turn, int* n, int a, int b) noexcept nogil:
+    if n[0] == turn.max_pairs:
+        return False        # more pairs than objects: one repeats, the turn is illegal
+    turn.pair_a[n[0]] = a
+    turn.pair_b[n[0]] = b
+    n[0] += 1
+    return True
+
+
+cdef int pairs_near_moves(const Geometry* geo, const Position* pos, Turn* turn, const Props* props,
+                          int check, int step_start) noexcept nogil:
+    """A check's pairs when the step began with none standing: every pair
+    then has an object that moved this step, so only those cells are looked at."""
+    cdef int i, j, a, b, k, r, cell, n_here, n = 0
+    cdef int* here = turn.snapshot3
+    cdef uint16_t pa, pb
+    turn.epoch += 1
+    for i in range(step_start, turn.n_moved):
+        a = turn.moved_list[i]
+        if is_text(geo, a):
+            continue
+        cell = pos.cell[a]
+        if turn.stamp[cell] == turn.epoch:
+            continue
+        turn.stamp[cell] = turn.epoch
+        n_here = objects_on(geo, pos, turn, cell, here)
+        for j in range(n_here):
+            a = here[j]
+            if not pos.alive[a]:
+                continue
+            pa = props.noun_props[pos.tile[a]]
+            if check == CHECK_KILL and not pa & P_YOU:
+                continue
+            if check == CHECK_HOT and not pa & P_HOT:
+                continue
+            for k in range(n_here):
+                b = here[k]
+                pb = props.noun_props[pos.tile[b]]
+                if check == CHECK_KILL:
+                    if pos.alive[b]:
+                        for r in range(props.kill_mult[pos.tile[b]]):
+                            if not add_pair(turn, &n, a, b):
+                                return n
+                elif check == CHECK_SINK:
+                    if b != a and pb & P_SINK:
+                        if not add_pair(turn, &n, a, b):
+                            return n
+                elif pos.alive[b] and pb & P_MELT:
+                    if not add_pair(turn, &n, a, b):
+                        return n
+    return n
+
+
+cdef inline bint check_can_pair(const Turn* turn, const Lists* now, int check) noexcept nogil:
+    if check == CHECK_KILL:
+        return now.count[L_YOU] and now.count[L_KILL]
+    if check == CHECK_SINK:
+        return turn.n_sink != 0
+    return now.count[L_HOT] and now.count[L_MELT]
+
+
+cdef int pairs_everywhere(const Geometry* geo, const Position* pos, Turn* turn,
+                          const Lists* now, int check) noexcept nogil:
+    """A check's pairs from its whole lists (the SINK list as the step began)."""
+    cdef int n_live
+    if not check_can_pair(turn, now, check):
+        return 0
+    if check == CHECK_KILL:
+        return pairs_by_cell(pos, turn, now.items[L_YOU], now.count[L_YOU],
+                             now.items[L_KILL], now.count[L_KILL], False)
+    if check == CHECK_SINK:
+        n_live = live_objects(geo, pos, turn.snapshot3)
+        return pairs_by_cell(pos, turn, turn.snapshot3, n_live, turn.snapshot2, turn.n_sink, True)
+    return pairs_by_cell(pos, turn, now.items[L_HOT], now.count[L_HOT],
+                         now.items[L_MELT], now.count[L_MELT], False)
+
+
+cdef bint settle(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                 const Props* props, Lists** lists, int check, int n) noexcept nogil:
+    """Destroy a check's pairs, or say the judge cannot (turn.illegal)."""
+    cdef int i
+    if not n:
+        return True
+    if check == CHECK_SINK:
+        for i in range(n):
+            if not pos.alive[turn.pair_b[i]]:
+                turn.illegal = ILLEGAL_SINK_GONE
+                turn.illegal_thing = turn.pair_b[i]
+                return False
+    if pair_names_twice(turn, n):
+        turn.illegal = ILLEGAL_KILL if check == CHECK_KILL else (
+            ILLEGAL_SINK if check == CHECK_SINK else ILLEGAL_HOT)
+        turn.illegal_thing = turn.pair_b[0] if check == CHECK_SINK else turn.pair_a[0]
+        return False
+    for i in range(n):
+        turn.died[turn.pair_a[i]] = turn.step
+        turn.died[turn.pair_b[i]] = turn.step
+        turn.died_list[turn.n_died] = turn.pair_a[i]
+        turn.died_list[turn.n_died + 1] = turn.pair_b[i]
+        turn.n_died += 2
+    lists[0] = &turn.lists
+    destroy_pairs(geo, pos, log, turn, props, lists[0], n)
+    return True
+
+
+cdef bint destruction(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                      const Props* props, Lists** lists, int step_start) noexcept nogil:
+    """The three checks after a step (KILL, SINK, HOT/MELT), each destroying
+    what it finds before the next looks. Returns False when the judge cannot
+    play them (turn.illegal says which)."""
+    cdef int check, n
+    turn.step += 1
+    turn.n_sink = lists[0].count[L_SINK]
+    if not turn.fast:
+        memcpy(turn.snapshot2, lists[0].items[L_SINK], turn.n_sink * sizeof(int))
+    for check in range(3):
+        if turn.fast:
+            if turn.n_moved == step_start:
+                return True     # nothing moved, and nothing stood due
+            if not check_can_pair(turn, lists[0], check):
+                continue
+            n = pairs_near_moves(geo, pos, turn, props, check, step_start)
+        else:
+            n = pairs_everywhere(geo, pos, turn, lists[0], check)
+        if not settle(geo, pos, log, turn, props, lists, check, n):
+            return False
+    return True
+
+
+cdef bint pairs_standing(const Geometry* geo, const Position* pos, Turn* turn,
+                         const Lists* now) noexcept nogil:
+    """Whether any check would find a pair in this position as it stands
+    (after a turn's final checks, only a rule reading can leave one)."""
+    cdef int check
+    turn.n_sink = now.count[L_SINK]
+    memcpy(turn.snapshot2, now.items[L_SINK], turn.n_sink * sizeof(int))
+    for check in range(3):
+        if pairs_everywhere(geo, pos, turn, now, check):
+            return True
+    return False
+
+
+cdef inline bint lists_overlap(const Position* pos, Turn* turn, const Lists* lists,
+                               int a, int b) noexcept nogil:
+    cdef int i
+    if not lists.count[a] or not lists.count[b]:
+        return False
+    turn.epoch += 1
+    for i in range(lists.count[b]):
+        turn.stamp[pos.cell[lists.items[b][i]]] = turn.epoch
+    for i in range(lists.count[a]):
+        if turn.stamp[pos.cell[lists.items[a][i]]] == turn.epoch:
+            return True
+    return False
+
+
+cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                   const Props* props, const Lists* lists, int action) noexcept nogil:
+    """One turn from a position whose rules are `props` and lists `lists`.
+    Leaves the turn's own rules and lists in turn.props / turn.lists when it
+    changed them (turn.props_changed / turn.lists_changed say so). Returns
+    TURN_* flags."""
+    cdef Lists* now = <Lists*>lists
+    cdef const Props* rules = props
+    cdef int i, thing, step_start, flags = 0
+    for i in range(turn.n_moved):
+        turn.moved[turn.moved_list[i]] = 0
+    log.n = 0
+    turn.n_moved = 0
+    turn.texts_moved = 0
+    turn.relayered = False
+    turn.text_slots_changed = False
+    turn.illegal = ILLEGAL_NONE
+    turn.props_changed = False
+    for i in range(turn.n_died):
+        turn.died[turn.died_list[i]] = 0
+    turn.n_died = 0
+    turn.step = 0
+    if action != WAIT:
+        for i in range(now.count[L_YOU]):
+            move_thing(geo, pos, log, turn, rules, now.items[L_YOU][i], action)
+        if not destruction(geo, pos, log, turn, rules, &now, 0):
+            return TURN_ILLEGAL
+    step_start = turn.n_moved
+    for i in range(now.count[L_MOVE]):
+        thing = now.items[L_MOVE][i]
+        if not move_thing(geo, pos, log, turn, rules, thing, pos.facing[thing] - 1):
+            set_facing(pos, log, thing, opposite(pos.facing[thing]))
+    if not destruction(geo, pos, log, turn, rules, &now, step_start):
+        return TURN_ILLEGAL
+    if turn.texts_moved:
+        read_rules(geo, pos, log, turn, &turn.props, &turn.lists, turn.texts_moved)
+        rules = &turn.props
+        now = &turn.lists
+        turn.props_changed = True
+    turn.lists_changed = now != lists
+    if lists_overlap(pos, turn, now, L_YOU, L_WIN):
+        flags |= TURN_WON
+    if not now.count[L_YOU] and not now.count[L_MOVE]:
+        flags |= TURN_DEAD
+    if log.n != 0:
+        flags |= TURN_CHANGED
+    if turn.relayered:
+        flags |= TURN_RELAYERED
+    return flags
