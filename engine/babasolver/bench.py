@@ -217,7 +217,11 @@ class LevelOutcome:
 
 def _check_solution(level: Level, solution: List[int]) -> Tuple[bool, str]:
     """(verified, note): whether ``solution`` wins ``level`` exactly on its last move."""
-    turn = replay(level, solution)
+    result = replay(level, solution)
+    turn = result.won_at
+    if result.illegal_at is not None:
+        return False, (f"the solution found ({len(solution)} moves) breaks at turn "
+                       f"{result.illegal_at} on replay: {result.illegal}")
     if turn is None:
         return False, f"the solution found ({len(solution)} moves) does not win on replay"
     if turn != len(solution):

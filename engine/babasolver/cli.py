@@ -37,6 +37,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 
 from . import __version__, tiles
 from .errors import BabaError
+from .game import ACTION_NAMES, Frame, rule_text
 from .level import (
     CONTENT_FILE,
     TILES_FILE,
@@ -76,8 +77,6 @@ SOLUTION_FILE = "solution.txt"
 ALL_DEFAULT_TIMEOUT = 10.0
 ALL_DEFAULT_MAX_STATES = 10_000_000
 
-#: Action names, by action id (as in the ``show --json`` records).
-ACTION_NAMES = ("up", "down", "left", "right", "wait")
 
 ParserSetup = Callable[["argparse._SubParsersAction[argparse.ArgumentParser]"], None]
 
@@ -647,39 +646,30 @@ def _solution_from_args(args: argparse.Namespace, entry: Optional[KekeLevel]) ->
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .game import Simulation
+    from .game import replay
     from .notation import to_arrows
 
     level, entry = _level_and_entry(args)
     actions, source = _solution_from_args(args, entry)
-    sim = Simulation(level)
-    won_at: Optional[int] = None
-    played = 0
-    for turn, action in enumerate(actions, start=1):
-        sim.step(action)
-        played = turn
-        if sim.won:
-            won_at = turn
-            break
+    result = replay(level, actions)
     n = len(actions)
     if args.json:
         _dump_json({
             "level": level.name,
             "source": source,
             "solution": _solution_json(actions),
-            "won": won_at is not None,
-            "win_step": won_at,
-            "played": played,
-            "dead": bool(sim.dead),
+            "won": result.won,
+            "win_step": result.won_at,
+            "played": result.played,
+            "dead": result.dead,
+            "illegal": None if result.illegal_at is None
+            else {"turn": result.illegal_at, "reason": result.illegal},
         })
     else:
         arrows = to_arrows(actions) or "(empty)"
         print(f"{level.name}: {arrows} ({n} moves, from {source})")
-        if won_at is not None:
-            print(f"wins at step {won_at} of {n}")
-        else:
-            print(f"does not win ({played} steps played; dead: {'yes' if sim.dead else 'no'})")
-    return 0 if won_at is not None else 1
+        print(result.summary(n))
+    return 0 if result.won else 1
 
 
 # --------------------------------------------------------------------------
@@ -694,7 +684,7 @@ def add_show_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPar
         description="Without SOLUTION, print a level's name, its grid in Keke map characters "
         "('.' empty, '_' border) and a legend of the characters used. With SOLUTION, replay it: "
         "animated on a terminal, one static frame per step otherwise (or with --frames), one JSON "
-        "record per step with --json. The replay stops at the first win.",
+        "record per step with --json (see the README for the record). The replay stops at the first win, or at a turn the judge cannot play.",
     )
     add_level_arguments(p)
     p.add_argument(
@@ -708,7 +698,8 @@ def add_show_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPar
     p.add_argument(
         "--json",
         action="store_true",
-        help="print a JSON array with one record per step, starting with the initial state",
+        help="print a JSON array with one record per turn, starting with the level as loaded: "
+        "objects in creation order, texts in load order, rules, won, dead, illegal",
     )
     p.add_argument(
         "--delay",
@@ -741,97 +732,33 @@ def render_level(level: Level, entry: Optional[KekeLevel] = None) -> str:
     return "\n".join(lines)
 
 
-def render_grid(
-    level: Level,
-    objects: Sequence[Tuple[int, int, int, int]],
-    on_top: Sequence[int] = (),
-) -> str:
-    """The grid of a state in Keke characters, one per cell: '.' empty,
-    '_' border, otherwise one occupant: a text before anything else, then an
-    object whose tile is in ``on_top`` (say the YOU objects), then the highest
-    tile id."""
+def render_grid(level: Level, frame: "Frame") -> str:
+    """The grid of a position in Keke characters, one per cell: '.' empty,
+    '_' border, otherwise the thing in the cell's object-layer slot, or, when
+    the slot is empty, a hidden thing there (the last one listed)."""
     w, h = level.width, level.height
-    lifted = frozenset(on_top)
-
-    def rank(tid: int) -> Tuple[int, int]:
-        if tid == tiles.EMPTY:
-            return (-1, 0)
-        if tid == tiles.BORDER or (tiles.TEXT_MASK >> tid) & 1:
-            return (2, tid)
-        return (1 if tid in lifted else 0, tid)
-
-    top = [tiles.EMPTY] * (w * h)
-    for i, tid in enumerate(level.grid):
-        if tid == tiles.BORDER:
-            top[i] = tiles.BORDER
-    for tid, x, y, _facing in objects:
-        if 0 <= x < w and 0 <= y < h and rank(tid) > rank(top[y * w + x]):
+    top = [tiles.BORDER if tid == tiles.BORDER else tiles.EMPTY for tid in level.grid]
+    visible = [False] * (w * h)
+    things = [(t, x, y, hidden) for t, x, y, _facing, hidden in frame.objects] + list(frame.texts)
+    for tid, x, y, hidden in things:
+        if 0 <= x < w and 0 <= y < h and not visible[y * w + x]:
             top[y * w + x] = tid
+            visible[y * w + x] = not hidden
     chars = ["." if tid == tiles.EMPTY else tiles.KEKE_CHARS[tid] for tid in top]
     return "\n".join("".join(chars[y * w:(y + 1) * w]) for y in range(h))
 
 
-@dataclass
-class _Frame:
-    step: int
-    action: Optional[int]
-    objects: List[Tuple[int, int, int, int]]
-    rules: List[str]
-    won: bool
-    dead: bool
-    you: Tuple[int, ...] = ()
-
-    def record(self) -> Dict[str, Any]:
-        from .game import FACING_NAMES
-
-        return {
-            "step": self.step,
-            "action": None if self.action is None else ACTION_NAMES[self.action],
-            "objects": [
-                {"tile": tiles.NAMES[t], "x": x, "y": y, "facing": FACING_NAMES[f]}
-                for t, x, y, f in self.objects
-            ],
-            "rules": self.rules,
-            "won": self.won,
-            "dead": self.dead,
-        }
-
-
-def _frames(level: Level, actions: Sequence[int]) -> Iterator[_Frame]:
-    """The initial state, then the state after each action, up to the first win."""
-    from .game import Simulation
-
-    sim = Simulation(level)
-
-    def frame(step: int, action: Optional[int]) -> _Frame:
-        you = tuple(tiles.NOUN_TARGET[left] for left, right in sim.rules() if right == tiles.YOU_TEXT)
-        return _Frame(
-            step, action, list(sim.objects()), sim.rule_texts(), bool(sim.won), bool(sim.dead), you
-        )
-
-    yield frame(0, None)
-    for step, action in enumerate(actions, start=1):
-        sim.step(action)
-        yield frame(step, action)
-        if sim.won:
-            return
-
-
-def _frame_text(level: Level, frame: _Frame, total: int) -> str:
+def _frame_text(level: Level, frame: "Frame", total: int) -> str:
     what = "start" if frame.action is None else ACTION_NAMES[frame.action]
-    header = f"step {frame.step} of {total}: {what}"
-    if frame.won:
+    header = f"step {frame.turn} of {total}: {what}"
+    if frame.illegal is not None:
+        header += f"  (the judge cannot play this turn: {frame.illegal})"
+    elif frame.won:
         header += "  (won)"
     elif frame.dead:
         header += "  (dead: nothing is YOU or MOVE)"
-    rules = ", ".join(frame.rules) if frame.rules else "(none)"
-    return f"{header}\n{render_grid(level, frame.objects, frame.you)}\nrules: {rules}"
-
-
-def _replay_summary(frame: _Frame, total: int) -> str:
-    if frame.won:
-        return f"wins at step {frame.step} of {total}"
-    return f"does not win ({frame.step} steps played; dead: {'yes' if frame.dead else 'no'})"
+    rules = ", ".join(rule_text(left, right) for left, right in frame.rules) or "(none)"
+    return f"{header}\n{render_grid(level, frame)}\nrules: {rules}"
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -843,37 +770,37 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.delay < 0:
         raise BabaError(f"--delay must not be negative, got {args.delay:g}")
 
+    from .game import replay
     from .notation import parse_solution
 
     actions = parse_solution(args.solution) if args.solution is not None else []
     total = len(actions)
+    result = replay(level, actions, keep_frames=True)
+    status = 0 if result.won or args.solution is None else 1
 
     if args.json:
-        records = [frame.record() for frame in _frames(level, actions)]
+        records = [frame.record() for frame in result.frames]
         body = ",\n".join(json.dumps(r, ensure_ascii=False) for r in records)
         print("[\n" + body + "\n]")
-        return 0
+        return status
 
     animate = not args.frames and sys.stdout.isatty()
-    last: Optional[_Frame] = None
-    for frame in _frames(level, actions):
+    for k, frame in enumerate(result.frames):
         if animate:
-            if last is not None:
+            if k:
                 time.sleep(args.delay)
             sys.stdout.write("\x1b[H\x1b[2J")
             print(level.name)
             print(_frame_text(level, frame, total))
             sys.stdout.flush()
         else:
-            if last is not None:
+            if k:
                 print()
             print(_frame_text(level, frame, total))
-        last = frame
-    assert last is not None
     if not animate:
         print()
-    print(_replay_summary(last, total))
-    return 0
+    print(result.summary(total))
+    return status
 
 
 # --------------------------------------------------------------------------

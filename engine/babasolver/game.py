@@ -1,14 +1,25 @@
-"""Play a level turn by turn on the Cython core, and look at the result."""
+"""Play a level turn by turn on the Cython core, and replay solutions.
+
+A position is what the judge sees: objects in creation order, texts in
+load order, which thing holds each cell's object-layer slot (the others
+there are hidden), and the rule list. A turn the judge cannot play
+(RULES.md, "Turns the judge cannot play") ends the game with `illegal` set.
+"""
 from __future__ import annotations
 
-from typing import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from . import tiles
 from ._core import CoreSimulation
 from .level import Level
 
 ACTION_BY_LETTER = {"u": 0, "d": 1, "l": 2, "r": 3, "s": 4}
+ACTION_NAMES = ("up", "down", "left", "right", "wait")
 FACING_NAMES = ("none", "up", "down", "left", "right")
+
+ObjectView = Tuple[int, int, int, int, bool]     # tile, x, y, facing, hidden
+TextView = Tuple[int, int, int, bool]            # tile, x, y, hidden
 
 
 def rule_text(left: int, right: int) -> str:
@@ -18,7 +29,8 @@ def rule_text(left: int, right: int) -> str:
 
 class Simulation:
     """A level in play. Construction reads the rules once, with
-    transformations, as the reference simulator does at load."""
+    transformations, as the judge does at load; the win check runs only at
+    the end of a turn."""
 
     def __init__(self, level: Level) -> None:
         self.level = level
@@ -26,6 +38,8 @@ class Simulation:
         self.turns = 0
 
     def step(self, action: int) -> None:
+        """Play one turn (0 up, 1 down, 2 left, 3 right, 4 wait). Raises
+        RuntimeError after a turn the judge cannot play."""
         self._core.step(action)
         self.turns += 1
 
@@ -33,13 +47,19 @@ class Simulation:
         for letter in letters:
             self.step(ACTION_BY_LETTER[letter.lower()])
 
-    def objects(self) -> list[tuple[int, int, int, int]]:
+    def objects(self) -> List[ObjectView]:
+        """(tile, x, y, facing, hidden) of every object, in creation order."""
         return self._core.objects()
 
-    def rules(self) -> list[tuple[int, int]]:
+    def texts(self) -> List[TextView]:
+        """(tile, x, y, hidden) of every text, in load order."""
+        return self._core.texts()
+
+    def rules(self) -> List[Tuple[int, int]]:
+        """The rule list, in order, as (left text tile, right text tile)."""
         return self._core.rules()
 
-    def rule_texts(self) -> list[str]:
+    def rule_texts(self) -> List[str]:
         return [rule_text(left, right) for left, right in self._core.rules()]
 
     @property
@@ -48,7 +68,13 @@ class Simulation:
 
     @property
     def dead(self) -> bool:
+        """No YOU and no MOVE object is left."""
         return self._core.dead
+
+    @property
+    def illegal(self) -> Optional[str]:
+        """Why the last turn is one the judge cannot play, or None."""
+        return self._core.illegal
 
     def pack(self) -> bytes:
         return self._core.pack()
@@ -57,11 +83,82 @@ class Simulation:
         self._core.unpack(record)
 
 
-def replay(level: Level, actions: Iterable[int]) -> int | None:
-    """The 1-based turn at which `actions` first win `level`, or None."""
-    simulation = Simulation(level)
+@dataclass
+class Frame:
+    """The position after `turn` actions (turn 0: the level as loaded)."""
+
+    turn: int
+    action: Optional[int]
+    objects: List[ObjectView]
+    texts: List[TextView]
+    rules: List[Tuple[int, int]]
+    won: bool
+    dead: bool
+    illegal: Optional[str]
+
+    def record(self) -> Dict[str, Any]:
+        """The frame in the judge's terms, as `baba show --json` prints it."""
+        return {
+            "turn": self.turn,
+            "action": None if self.action is None else ACTION_NAMES[self.action],
+            "objects": [
+                {"tile": tiles.NAMES[t], "x": x, "y": y, "facing": FACING_NAMES[f], "hidden": h}
+                for t, x, y, f, h in self.objects
+            ],
+            "texts": [{"tile": tiles.NAMES[t], "x": x, "y": y, "hidden": h} for t, x, y, h in self.texts],
+            "rules": [rule_text(left, right) for left, right in self.rules],
+            "won": self.won,
+            "dead": self.dead,
+            "illegal": self.illegal,
+        }
+
+
+def _frame(sim: Simulation, turn: int, action: Optional[int]) -> Frame:
+    return Frame(turn, action, sim.objects(), sim.texts(), sim.rules(),
+                 bool(sim.won), bool(sim.dead), sim.illegal)
+
+
+@dataclass
+class Replay:
+    """How a sequence of actions plays out. It stops at the first win or at
+    the first turn the judge cannot play."""
+
+    played: int = 0                      # turns played
+    won_at: Optional[int] = None         # the 1-based turn that won
+    illegal_at: Optional[int] = None     # the 1-based turn the judge cannot play
+    illegal: Optional[str] = None        # why
+    dead: bool = False                   # no YOU and no MOVE object at the end
+    frames: List[Frame] = field(default_factory=list)
+
+    @property
+    def won(self) -> bool:
+        return self.won_at is not None
+
+    def summary(self, total: int) -> str:
+        """One line: how the replay of `total` actions ended."""
+        if self.illegal_at is not None:
+            return f"breaks at turn {self.illegal_at} of {total}: the judge cannot play it ({self.illegal})"
+        if self.won_at is not None:
+            return f"wins at turn {self.won_at} of {total}"
+        return f"does not win ({self.played} turns played; dead: {'yes' if self.dead else 'no'})"
+
+
+def replay(level: Level, actions: Iterable[int], keep_frames: bool = False) -> Replay:
+    """Play `actions` on `level` until they win or break."""
+    sim = Simulation(level)
+    result = Replay()
+    if keep_frames:
+        result.frames.append(_frame(sim, 0, None))
     for turn, action in enumerate(actions, start=1):
-        simulation.step(action)
-        if simulation.won:
-            return turn
-    return None
+        sim.step(action)
+        result.played = turn
+        if keep_frames:
+            result.frames.append(_frame(sim, turn, action))
+        if sim.illegal is not None:
+            result.illegal_at, result.illegal = turn, sim.illegal
+            break
+        if sim.won:
+            result.won_at = turn
+            break
+    result.dead = bool(sim.dead)
+    return result
