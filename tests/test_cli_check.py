@@ -117,7 +117,22 @@ def test_check_json(capsys, repo_root):
         "win_step": 8,
         "played": 8,
         "dead": False,
+        "illegal": None,
     }
+
+
+def test_check_names_the_turn_the_judge_cannot_play(capsys, keke_sets):
+    # full_biy 84: "flag is you" and "flag is kill", so every flag is paired
+    # with itself by the first KILL check.
+    code, out, _ = run(capsys, "check", keke_sets["full_biy"], "--id", "84")
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        "breaks at step 1 of 49: the judge cannot play it "
+        "(the KILL check names flag at (7, 7) more than once)")
+    code, out, _ = run(capsys, "check", keke_sets["full_biy"], "--id", "84", "--json")
+    data = json.loads(out)
+    assert data["won"] is False and data["played"] == 1
+    assert data["illegal"] == {"turn": 1, "reason": "the KILL check names flag at (7, 7) more than once"}
 
 
 def test_check_json_not_winning(capsys, repo_root):

@@ -68,7 +68,7 @@ def test_show_frames_stop_at_first_win(capsys, level00):
 
 def test_show_frames_not_winning(capsys, level00):
     code, out, _ = run(capsys, "show", level00, "ll", "--frames")
-    assert code == 0
+    assert code == 1
     shown, summary = frames(out)
     assert [f[0] for f in shown] == ["step 0 of 2: start", "step 1 of 2: left", "step 2 of 2: left"]
     assert summary == "does not win (2 steps played; dead: no)"
@@ -83,13 +83,16 @@ def test_show_json(capsys, level00, extra):
     assert isinstance(records, list)
     assert [r["step"] for r in records] == list(range(9))
     for r in records:
-        assert set(r) == {"step", "action", "objects", "rules", "won", "dead"}
+        assert set(r) == {"step", "action", "objects", "texts", "rules", "won", "dead", "illegal"}
         assert r["rules"] == RULES_00
-        assert r["dead"] is False
+        assert r["dead"] is False and r["illegal"] is None
         for obj in r["objects"]:
-            assert set(obj) == {"tile", "x", "y", "facing"}
+            assert set(obj) == {"tile", "x", "y", "facing", "hidden"}
             assert obj["facing"] in FACINGS
             assert 0 <= obj["x"] < 11 and 0 <= obj["y"] < 9
+        for text in r["texts"]:
+            assert set(text) == {"tile", "x", "y", "hidden"}
+            assert text["tile"].endswith(" text") and text["hidden"] is False
     first, last = records[0], records[-1]
     assert first["action"] is None
     assert all(r["action"] in ACTIONS for r in records[1:])
@@ -97,9 +100,9 @@ def test_show_json(capsys, level00, extra):
     assert last["won"] is True
     assert [r["won"] for r in records[:-1]] == [False] * 8
     babas = [[o for o in r["objects"] if o["tile"] == "Baba"] for r in records]
-    assert babas[0] == [{"tile": "Baba", "x": 1, "y": 4, "facing": "none"}]
-    assert babas[-1] == [{"tile": "Baba", "x": 9, "y": 4, "facing": "right"}]
-    texts = {(o["tile"], o["x"], o["y"]) for o in first["objects"]}
+    assert babas[0] == [{"tile": "Baba", "x": 1, "y": 4, "facing": "none", "hidden": False}]
+    assert babas[-1] == [{"tile": "Baba", "x": 9, "y": 4, "facing": "right", "hidden": False}]
+    texts = {(o["tile"], o["x"], o["y"]) for o in first["texts"]}
     assert ("Baba text", 0, 0) in texts and ("you text", 2, 0) in texts
 
 
@@ -150,7 +153,7 @@ def test_show_frames_on_terminal_do_not_animate(capsys, monkeypatch, level00):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
     monkeypatch.setattr(cli.time, "sleep", lambda s: pytest.fail("slept"))
     code, out, _ = run(capsys, "show", level00, "rr", "--frames")
-    assert code == 0
+    assert code == 1            # two steps do not win
     assert "\x1b[" not in out
 
 

@@ -507,6 +507,10 @@ cdef class Workspace:
     cdef int* touched
     cdef uint8_t* mark
     cdef uint8_t* surprise          # decoding: each thing's unexpected-hidden bit
+    cdef int* new_diffs             # load_near: the next state's entries
+    cdef uint32_t* new_values
+    cdef uint32_t* changed_values
+    cdef int* old_cells
     cdef int max_record
 
     def __cinit__(self, CoreLevel level):
@@ -554,6 +558,10 @@ cdef class Workspace:
         self.touched = <int*>level.alloc((2 * self.log.capacity + 1) * sizeof(int))
         self.mark = <uint8_t*>level.alloc(n)
         self.surprise = <uint8_t*>level.alloc(n)
+        self.new_diffs = <int*>level.alloc((geo.n_base + 1) * sizeof(int))
+        self.new_values = <uint32_t*>level.alloc((geo.n_base + 1) * sizeof(uint32_t))
+        self.changed_values = <uint32_t*>level.alloc((2 * geo.n_base + 1) * sizeof(uint32_t))
+        self.old_cells = <int*>level.alloc((2 * geo.n_base + 1) * sizeof(int))
         self.max_record = 16 + 6 * n + 2 * MAX_RULES + 8 * geo.n_base
         # A map thing's tile never changes (a transformation makes a new object).
         memcpy(self.pos.tile, geo.base_tile, geo.n_base)
@@ -587,6 +595,93 @@ cdef class Workspace:
         derive_props(&self.props)
         place_objects(geo, &self.pos, &self.props, self.surprise)
         build_lists(geo, &self.pos, &self.props, &self.lists)
+        return 0
+
+    cdef int load_near(self, const uint8_t* record, int length) noexcept nogil:
+        """Move `pos` and `saved` from the parent just expanded to the state
+        in `record` by changing only the map things either lists: 0 when
+        done, 1 when it takes a whole decode (created objects, stored or
+        changed rules), -1 for bytes that are not a record."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef Position* pos = &self.pos
+        cdef uint32_t meta, count, gap, value, old
+        cdef int at, n = 0, i = -1, a = 0, b = 0, thing, changed = 0, k, cell
+        cdef bint lists_stale = False
+        at = get_varint(record, 0, length, &meta)
+        if at < 0 or (meta >> 2) & ~0xFFE:
+            return -1
+        if meta & RECORD_RULES or self.record_flags & RECORD_RULES or pos.n_things != geo.n_base:
+            return 1
+        if geo.can_create:
+            at = get_varint(record, at, length, &count)
+            if at < 0:
+                return -1
+            if count:
+                return 1
+        while at < length:
+            at = get_varint(record, at, length, &gap)
+            if at < 0:
+                return -1
+            i += <int>gap + 1
+            at = get_varint(record, at, length, &value)
+            if (at < 0 or i >= geo.n_base or (value and ((value - 1) >> 4) >= <uint32_t>geo.ncells)
+                    or (value == 0 and i >= geo.n_base_objects)):
+                return -1
+            self.new_diffs[n] = i
+            self.new_values[n] = value
+            n += 1
+        # The things whose values differ between the two states.
+        while a < self.n_diffs or b < n:
+            if b >= n or (a < self.n_diffs and self.diffs[a] < self.new_diffs[b]):
+                thing = self.diffs[a]
+                value = geo.root_value[thing]
+                a += 1
+            else:
+                thing = self.new_diffs[b]
+                value = self.new_values[b]
+                if a < self.n_diffs and self.diffs[a] == thing:
+                    a += 1
+                b += 1
+            old = thing_value(geo, pos, &self.props, thing)
+            if old != value:
+                self.touched[changed] = thing
+                self.changed_values[changed] = value
+                self.old_cells[changed] = pos.cell[thing] if old else -1
+                changed += 1
+        for k in range(changed):
+            thing = self.touched[k]
+            if self.old_cells[k] >= 0 and pos.slot[self.old_cells[k]] == thing:
+                pos.slot[self.old_cells[k]] = NO_THING
+        for k in range(changed):
+            thing = self.touched[k]
+            if pos.alive[thing] != (self.changed_values[k] != 0):
+                lists_stale = True
+            place(geo, pos, thing, self.changed_values[k], self.surprise)
+        scan_rules(geo, pos, &self.scanned)     # reads only texts' slots
+        if not same_rules(&self.scanned, &self.props):
+            return 1                            # layers may change everywhere
+        for k in range(changed):
+            thing = self.touched[k]
+            if (not is_text(geo, thing) and pos.alive[thing]
+                    and (self.surprise[thing] ^ (0 if self.props.noun_props[pos.tile[thing]] & P_LAYER else 1)) == 0):
+                pos.slot[pos.cell[thing]] = thing
+        if lists_stale:
+            build_lists(geo, pos, &self.props, &self.lists)
+        pos.ever = geo.root_ever | (meta >> 2)
+        self.record_flags = meta & 3
+        memcpy(self.diffs, self.new_diffs, n * sizeof(int))
+        self.n_diffs = n
+        # `saved` is the parent too: the same changes.
+        for k in range(changed):
+            thing = self.touched[k]
+            self.saved.cell[thing] = pos.cell[thing]
+            self.saved.alive[thing] = pos.alive[thing]
+            self.saved.facing[thing] = pos.facing[thing]
+            if self.old_cells[k] >= 0:
+                self.saved.slot[self.old_cells[k]] = pos.slot[self.old_cells[k]]
+            cell = pos.cell[thing]
+            self.saved.slot[cell] = pos.slot[cell]
+        self.saved.ever = pos.ever
         return 0
 
     cdef int flags_now(self, int flags, bint exact) noexcept nogil:
@@ -814,7 +909,7 @@ cdef class Expander:
     cdef uint32_t* out_parent
     cdef uint8_t* out_action
     cdef size_t out_count, out_room
-    cdef public bint incremental    # pack children from their parent's differences
+    cdef public bint incremental    # decode a state from the last one, pack children from their parent
     cdef readonly int n_actions
     cdef readonly uint64_t generated, expanded, dead_ends, illegal
     cdef readonly int64_t won_parent
@@ -972,14 +1067,19 @@ cdef class Expander:
     cdef int expand_range(self, size_t start, size_t stop) noexcept nogil:
         cdef const Geometry* geo = &self.level.geo
         cdef size_t index
-        cdef int action, flags, length
+        cdef int action, flags, length, loaded
+        cdef const uint8_t* record
         self.out_count = self.out_used = 0
         for index in range(start, stop):
             # The arena does not move while generating: inserts come after.
-            if self.work.load(self.store.arena + self.store.offsets[index],
-                         <int>(self.store.offsets[index + 1] - self.store.offsets[index])) < 0:
+            record = self.store.arena + self.store.offsets[index]
+            length = <int>(self.store.offsets[index + 1] - self.store.offsets[index])
+            loaded = self.work.load_near(record, length) if index != start and self.incremental else 1
+            if loaded == 1:
+                loaded = self.work.load(record, length)
+                copy_position(geo, &self.work.saved, &self.work.pos)
+            if loaded < 0:
                 return -2
-            copy_position(geo, &self.work.saved, &self.work.pos)
             self.work.prepare_parent()
             self.expanded += 1
             for action in range(self.n_actions):

@@ -99,7 +99,7 @@ class Frame:
     def record(self) -> Dict[str, Any]:
         """The frame in the judge's terms, as `baba show --json` prints it."""
         return {
-            "turn": self.turn,
+            "step": self.turn,
             "action": None if self.action is None else ACTION_NAMES[self.action],
             "objects": [
                 {"tile": tiles.NAMES[t], "x": x, "y": y, "facing": FACING_NAMES[f], "hidden": h}
@@ -137,10 +137,10 @@ class Replay:
     def summary(self, total: int) -> str:
         """One line: how the replay of `total` actions ended."""
         if self.illegal_at is not None:
-            return f"breaks at turn {self.illegal_at} of {total}: the judge cannot play it ({self.illegal})"
+            return f"breaks at step {self.illegal_at} of {total}: the judge cannot play it ({self.illegal})"
         if self.won_at is not None:
-            return f"wins at turn {self.won_at} of {total}"
-        return f"does not win ({self.played} turns played; dead: {'yes' if self.dead else 'no'})"
+            return f"wins at step {self.won_at} of {total}"
+        return f"does not win ({self.played} steps played; dead: {'yes' if self.dead else 'no'})"
 
 
 def replay(level: Level, actions: Iterable[int], keep_frames: bool = False) -> Replay:
