@@ -24,6 +24,7 @@ extensions = [
         ["engine/babasolver/_core.pyx"],
         include_dirs=["engine/babasolver"],
         depends=["engine/babasolver/_judge.pxi", "engine/babasolver/_store.pxi",
+                 "engine/babasolver/_bestfirst.pxi",
                  "engine/babasolver/_core.pxd"],
         extra_compile_args=["-O3"],
     ),

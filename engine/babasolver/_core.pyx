@@ -1112,3 +1112,6 @@ cdef class Expander:
                     self.keep_child(length, <uint32_t>index, <uint8_t>action)
                 self.work.restore()
         return 0
+
+
+include "_bestfirst.pxi"

@@ -1,8 +1,27 @@
-"""Breadth-first search for a shortest solution, over the Cython core.
+"""Shortest solutions by breadth-first search over the Cython core, with a
+satisficing search beside it for the levels breadth-first search cannot
+finish.
 
-The driver only hands ranges of stored states to the core: states are kept in
-insertion order, so the FIFO frontier is the range [head, len(store)), and the
-depth of a state is known from the layer boundaries."""
+The breadth-first driver only hands ranges of stored states to the core:
+states are kept in insertion order, so the FIFO frontier is the range
+[head, len(store)), and the depth of a state is known from the layer
+boundaries. It can stop at a deadline and go on later.
+
+Modes share one budget (`timeout`, `max_states`):
+
+- "shortest": breadth-first search alone.
+- "fast": the satisficing search alone (babasolver.satisfice), stopping at
+  its first solution, which is then shortened.
+- "both" (the default): breadth-first search for the first
+  FIRST_BFS_SHARE of the time; if it has not finished, the satisficing
+  search for at most SATISFICE_SHARE of the time, then breadth-first search
+  again, no deeper than the solution found (reaching that depth proves it
+  shortest), keeping SHORTEN_SHARE of the time to shorten the solution if
+  breadth-first search does not finish.
+
+A result says whether its solution is proven shortest, and the lower bound
+breadth-first search established: it completed depth d without a win, so
+every solution has at least d + 1 moves."""
 from __future__ import annotations
 
 import os
@@ -14,6 +33,7 @@ from typing import Callable, Optional
 from . import tiles
 from ._core import CoreLevel, Expander, StateStore
 from .level import Level
+from .satisfice import first_solution, shorten
 
 SOLVED = "solved"
 UNSOLVABLE = "unsolvable"          # frontier exhausted: no solution exists
@@ -24,6 +44,12 @@ INTERRUPTED = "interrupted"
 
 DEFAULT_MAX_STATES = 50_000_000    # about 2-3 GB of visited table at most
 DEFAULT_TIMEOUT = None
+MODES = ("both", "shortest", "fast")
+DEFAULT_MODE = "both"
+FIRST_BFS_SHARE = 0.1              # of the time, before the satisficing search starts
+FIRST_BFS_SECONDS = 1.0            # ... and at most this long (without a timeout: this long)
+SATISFICE_SHARE = 0.2              # of the time (or of the states) for a first solution
+SHORTEN_SHARE = 0.1                # kept back for shortening when BFS does not finish
 CHUNK = 8192                       # states expanded per batch, split over the threads
 MIN_PART = 256                     # fewer states than this per thread: one thread
 # The visited table starts with room for this many states (16 MiB of slots):
@@ -53,6 +79,10 @@ class SearchResult:
     status: str
     solution: Optional[list[int]]
     stats: SearchStats = field(default_factory=SearchStats)
+    proven_shortest: bool = False  # no solution has fewer moves
+    lower_bound: int = 1           # every solution has at least this many moves
+    limit: Optional[str] = None    # the limit that stopped breadth-first search, if one did
+    satisficing_states: int = 0    # states stored by the satisficing search
 
     @property
     def solved(self) -> bool:
@@ -134,75 +164,176 @@ def solve(
     progress: Optional[Progress] = None,
     progress_every: float = 0.5,
     threads: int = 1,
+    mode: str = DEFAULT_MODE,
 ) -> SearchResult:
-    """Shortest solution of `level` (fewest actions), or why there is none.
+    """A solution of `level`, the shortest when breadth-first search can
+    prove it within the budget, or why there is none (see the module's doc
+    for the modes).
 
-    `threads` expanders generate each batch in parallel; the search, its
-    result and its counters are the same for any number. Ctrl-C stops the
-    search and returns what was found so far with the status "interrupted"."""
+    `threads` expanders generate each breadth-first batch in parallel; the
+    search, its result and its counters are the same for any number. Ctrl-C
+    stops the search and returns what was found so far with the status
+    "interrupted"."""
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     started = time.perf_counter()
+    deadline = None if timeout is None else started + timeout
     core_level = CoreLevel(level.width, level.height, level.grid)
-    store = StateStore(min(max_states, INITIAL_TABLE_STATES))
-    batches = _Batches(core_level, store, threads)
+    if mode == "fast":
+        return _fast(level, core_level, max_states, deadline, started)
+    search = _BreadthFirst(core_level, max_states, threads, progress, progress_every, started)
     try:
-        return _search(store, batches, max_states, timeout, progress, progress_every, started)
+        if mode == "shortest":
+            return search.run(deadline, final=deadline)
+        first_slice = FIRST_BFS_SECONDS if timeout is None else min(FIRST_BFS_SECONDS, FIRST_BFS_SHARE * timeout)
+        result = search.run(started + first_slice, final=deadline)
+        if result is not None:
+            return result
+        return _both(level, core_level, search, max_states, timeout, deadline, started)
     finally:
-        batches.close()
+        search.close()
 
 
-def _search(
-    store: StateStore,
-    batches: _Batches,
-    max_states: int,
-    timeout: Optional[float],
-    progress: Optional[Progress],
-    progress_every: float,
-    started: float,
-) -> SearchResult:
-    expander = batches.expanders[0]
-    stats = SearchStats()
-    expander.add_root()
-
-    def finish(status: str, solution: Optional[list[int]] = None) -> SearchResult:
-        stats.generated, stats.expanded, stats.dead_ends, stats.illegal = batches.counters()
-        stats.unique = len(store)
-        stats.elapsed = time.perf_counter() - started
-        stats.memory_bytes = store.memory_bytes
-        return SearchResult(status, solution, stats)
-
-    if expander.root_is_dead():
-        return finish(UNSOLVABLE)
-    head = 0
-    layer_end = 1
-    next_report = started + progress_every
+def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Optional[float],
+          started: float) -> SearchResult:
     try:
-        while head < len(store):
-            if head == layer_end:
-                layer_end = len(store)
-                stats.depth += 1
-            stop = min(head + CHUNK, layer_end)
-            stats.peak_frontier = max(stats.peak_frontier, len(store) - head)
-            won = batches.expand(head, stop)
-            if won is not None:
-                path = store.path_to(won[0]) + [won[1]]
-                stats.depth = len(path)
-                return finish(SOLVED, path)
-            head = stop
-            if len(store) >= max_states:
-                return finish(LIMIT_STATES)
-            now = time.perf_counter()
-            if timeout is not None and now - started >= timeout:
-                return finish(LIMIT_TIME)
-            if progress is not None and now >= next_report:
-                stats.unique = len(store)
-                stats.generated, stats.expanded, stats.dead_ends, stats.illegal = batches.counters()
-                stats.elapsed = now - started
-                progress(stats)
-                next_report = now + progress_every
+        found = first_solution(core_level, max_states, deadline)
     except KeyboardInterrupt:
-        return finish(INTERRUPTED)
-    except MemoryError:
-        return finish(LIMIT_MEMORY)
-    return finish(UNSOLVABLE)
+        return SearchResult(INTERRUPTED, None, SearchStats(elapsed=time.perf_counter() - started))
+    stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
+    if found.solution is not None:
+        solution = shorten(level, core_level, found.solution, deadline)
+        result = SearchResult(SOLVED, solution, stats, satisficing_states=found.states)
+    elif found.exhausted:
+        result = SearchResult(UNSOLVABLE, None, stats, proven_shortest=True, satisficing_states=found.states)
+    else:
+        limit = LIMIT_TIME if deadline is not None and time.perf_counter() >= deadline else LIMIT_STATES
+        result = SearchResult(limit, None, stats, limit=limit, satisficing_states=found.states)
+    stats.elapsed = time.perf_counter() - started
+    return result
+
+
+def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_states: int,
+          timeout: Optional[float], deadline: Optional[float], started: float) -> SearchResult:
+    """Breadth-first search did not finish in its first slice: find a
+    solution fast, then let breadth-first search prove it shortest or bound it."""
+    now = time.perf_counter()
+    satisfice_until = None if timeout is None else min(deadline, now + SATISFICE_SHARE * timeout)
+    states_left = max(1, max_states - search.states)
+    try:
+        found = first_solution(core_level, max(1, int(SATISFICE_SHARE * states_left)), satisfice_until)
+    except KeyboardInterrupt:
+        return search.finish(INTERRUPTED)
+    if found.exhausted:
+        result = search.finish(UNSOLVABLE)
+        result.proven_shortest = True
+        result.satisficing_states = found.states
+        return result
+    search.max_states = max(1, max_states - found.states)
+    solution = found.solution
+    bfs_deadline = deadline
+    if solution is not None:
+        search.prove_below = len(solution)
+        if timeout is not None:
+            bfs_deadline = deadline - SHORTEN_SHARE * timeout
+    result = search.run(bfs_deadline, final=bfs_deadline)
+    if result is None:       # the deadline before the shortening reserve
+        result = search.finish(LIMIT_TIME)
+    result.satisficing_states = found.states
+    if result.status == SOLVED or solution is None:
+        return result
+    if result.proven_shortest:
+        # Breadth-first search reached the satisficing solution's depth
+        # without a win: that solution is shortest.
+        result.status, result.solution, result.limit = SOLVED, solution, None
+        return result
+    # A limit stopped breadth-first search: report the satisficing solution,
+    # shortened, with the bound.
+    result.limit = result.status
+    shorter = shorten(level, core_level, solution, deadline)
+    result.status, result.solution = SOLVED, shorter
+    result.proven_shortest = len(shorter) <= result.lower_bound
+    result.stats.elapsed = time.perf_counter() - started
+    return result
+
+
+class _BreadthFirst:
+    """Breadth-first search that runs until a deadline and can go on."""
+
+    def __init__(self, core_level: CoreLevel, max_states: int, threads: int,
+                 progress: Optional[Progress], progress_every: float, started: float) -> None:
+        self.store = StateStore(min(max_states, INITIAL_TABLE_STATES))
+        self.batches = _Batches(core_level, self.store, threads)
+        self.max_states = max_states
+        self.progress = progress
+        self.progress_every = progress_every
+        self.started = started
+        self.next_report = started + progress_every
+        self.stats = SearchStats()
+        self.prove_below: Optional[int] = None   # a solution this long is known
+        self.head = 0
+        self.layer_end = 1
+        self.batches.expanders[0].add_root()
+        self.root_dead = self.batches.expanders[0].root_is_dead()
+
+    @property
+    def states(self) -> int:
+        return len(self.store)
+
+    def close(self) -> None:
+        self.batches.close()
+
+    def finish(self, status: str, solution: Optional[list[int]] = None) -> SearchResult:
+        stats = self.stats
+        stats.generated, stats.expanded, stats.dead_ends, stats.illegal = self.batches.counters()
+        stats.unique = len(self.store)
+        stats.elapsed = time.perf_counter() - self.started
+        stats.memory_bytes = self.store.memory_bytes
+        # Every state of the layer being expanded was generated without a win.
+        bound = len(solution) if solution is not None else stats.depth + 1
+        limit = status if status in (LIMIT_STATES, LIMIT_TIME, LIMIT_MEMORY, INTERRUPTED) else None
+        return SearchResult(status, solution, stats, proven_shortest=status in (SOLVED, UNSOLVABLE),
+                            lower_bound=bound, limit=limit)
+
+    def run(self, until: Optional[float], final: Optional[float] = None) -> Optional[SearchResult]:
+        """Search until `until`: a result, or None when `until` came first
+        and is not `final` (the deadline that ends the search)."""
+        if self.root_dead:
+            return self.finish(UNSOLVABLE)
+        store, stats = self.store, self.stats
+        try:
+            while self.head < len(store):
+                if self.head == self.layer_end:
+                    self.layer_end = len(store)
+                    stats.depth += 1
+                if self.prove_below is not None and stats.depth + 1 >= self.prove_below:
+                    result = self.finish(LIMIT_STATES)
+                    result.proven_shortest = True
+                    result.lower_bound = self.prove_below
+                    return result
+                stop = min(self.head + CHUNK, self.layer_end)
+                stats.peak_frontier = max(stats.peak_frontier, len(store) - self.head)
+                won = self.batches.expand(self.head, stop)
+                if won is not None:
+                    path = store.path_to(won[0]) + [won[1]]
+                    stats.depth = len(path)
+                    return self.finish(SOLVED, path)
+                self.head = stop
+                if len(store) >= self.max_states:
+                    return self.finish(LIMIT_STATES)
+                now = time.perf_counter()
+                if until is not None and now >= until:
+                    return self.finish(LIMIT_TIME) if until == final else None
+                if self.progress is not None and now >= self.next_report:
+                    stats.unique = len(store)
+                    stats.generated, stats.expanded, stats.dead_ends, stats.illegal = self.batches.counters()
+                    stats.elapsed = now - self.started
+                    self.progress(stats)
+                    self.next_report = now + self.progress_every
+        except KeyboardInterrupt:
+            return self.finish(INTERRUPTED)
+        except MemoryError:
+            return self.finish(LIMIT_MEMORY)
+        return self.finish(UNSOLVABLE)
