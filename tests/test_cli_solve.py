@@ -150,10 +150,32 @@ def test_solve_state_limit(capsys, repo_root, tmp_path):
 
 def test_solve_time_limit(capsys, repo_root, tmp_path):
     folder = copy_level(repo_root, "01", tmp_path)
-    code, out, _ = run(capsys, "solve", folder, "--timeout", "0.05")
+    code, out, _ = run(capsys, "solve", folder, "--timeout", "0.05", "--mode", "shortest")
     assert code == 1
     assert field(out, "status").startswith("time limit hit (--timeout 0.05)")
+    assert "every solution has at least" in field(out, "status")
     assert not (folder / "solution.txt").exists()
+
+
+def test_solve_reports_an_unproven_solution_with_its_bound(capsys, repo_root, tmp_path):
+    # Breadth-first search needs about 5 M states for level 01; the
+    # satisficing search finds a solution in a few thousand.
+    folder = copy_level(repo_root, "01", tmp_path)
+    code, out, _ = run(capsys, "solve", folder, "--max-states", "200000", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["status"] == "solved" and data["proven_shortest"] is False
+    assert data["limit"] == "state limit"
+    assert 1 <= data["lower_bound"] <= 20 <= data["solution"]["moves"]
+    assert (folder / "solution.txt").exists()
+
+
+def test_solve_mode_fast_stops_at_the_first_solution(capsys, repo_root, tmp_path):
+    folder = copy_level(repo_root, "00", tmp_path)
+    code, out, _ = run(capsys, "solve", folder, "--mode", "fast", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["status"] == "solved" and data["solution"]["moves"] == 8
 
 
 def test_solve_interrupted(capsys, monkeypatch, repo_root, tmp_path):
@@ -181,9 +203,10 @@ def test_solve_json(capsys, repo_root, tmp_path):
     code, out, _ = run(capsys, "solve", folder, "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"level", "status", "solution", "stats"}
+    assert set(data) == {"level", "status", "proven_shortest", "lower_bound", "limit", "solution", "stats"}
     assert data["level"] == "00"
     assert data["status"] == "solved"
+    assert data["proven_shortest"] is True and data["lower_bound"] == 8 and data["limit"] is None
     assert data["solution"] == {"arrows": "8→", "keke": "rrrrrrrr", "moves": 8}
     assert set(data["stats"]) == STATS_KEYS
     assert data["stats"]["depth"] == 8
@@ -225,7 +248,7 @@ def test_solve_subprocess(repo_root, tmp_path):
 
 def table_rows(out: str):
     lines = out.splitlines()
-    assert lines[0].split() == ["id", "status", "moves", "states", "time"]
+    assert lines[0].split() == ["id", "status", "moves", "bound", "states", "time"]
     return {line.split()[0]: line for line in lines[1:] if not line.startswith("total:")}
 
 

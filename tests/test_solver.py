@@ -46,10 +46,12 @@ def test_level_without_you_is_a_dead_root():
 
 
 def test_state_limit_is_reported(repo_root):
-    result = solver.solve(load_level(repo_root / "levels" / "01"), max_states=5000)
+    result = solver.solve(load_level(repo_root / "levels" / "01"), max_states=5000, mode="shortest")
     assert result.status == solver.LIMIT_STATES
     assert result.solution is None
     assert result.stats.unique >= 5000
+    assert result.limit == solver.LIMIT_STATES and not result.proven_shortest
+    assert 1 <= result.lower_bound == result.stats.depth + 1 <= 20
 
 
 def test_time_limit_is_reported(repo_root):

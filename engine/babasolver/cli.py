@@ -241,9 +241,12 @@ def add_solve_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     p = subparsers.add_parser(
         "solve",
         help="find a shortest solution of a level (or of every level with --all)",
-        description="Find a shortest solution (fewest turns) by breadth-first search. For a level "
-        f"folder, {SOLUTION_FILE} is deleted first and written again on success. Exit status: 0 "
-        "solved; 1 proven unsolvable or a limit was hit; 2 bad input; 130 interrupted (Ctrl-C).",
+        description="Find a shortest solution (fewest turns) by breadth-first search, with a "
+        "satisficing search beside it for levels breadth-first search cannot finish (see --mode). "
+        "The result says whether the solution is proven shortest, and the lower bound breadth-first "
+        f"search established. For a level folder, {SOLUTION_FILE} is deleted first and written "
+        "again on success. Exit status: 0 solved; 1 proven unsolvable or a limit was hit; 2 bad "
+        "input; 130 interrupted (Ctrl-C).",
     )
     add_level_arguments(p)
     p.add_argument(
@@ -276,8 +279,23 @@ def add_solve_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
         help="threads that expand each batch of states; the search and its result are the same "
         "for any N (default: every CPU this process may use)",
     )
+    add_mode_argument(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=cmd_solve)
+
+
+def add_mode_argument(parser: argparse.ArgumentParser) -> None:
+    from .solver import DEFAULT_MODE, MODES
+
+    parser.add_argument(
+        "--mode",
+        choices=MODES,
+        default=DEFAULT_MODE,
+        help="both: breadth-first search, and where it does not finish quickly, a satisficing "
+        "search for a first solution that breadth-first search then proves shortest or bounds, "
+        "within one budget; shortest: breadth-first search only; fast: stop at the first solution "
+        f"of the satisficing search, shortened (default: {DEFAULT_MODE})",
+    )
 
 
 #: Exit status per search status.
@@ -296,24 +314,28 @@ def _status_line(result: Any, max_states: int, timeout: Optional[float]) -> str:
     from . import solver
 
     status = result.status
+    bound = f"every solution has at least {result.lower_bound} moves"
     if status == solver.SOLVED:
-        return f"solved: {len(result.solution)} moves, the fewest possible"
+        if result.proven_shortest:
+            return f"solved: {len(result.solution)} moves, the fewest possible"
+        why = f"breadth-first search stopped at the {result.limit}" if result.limit else "--mode fast"
+        return f"solved: {len(result.solution)} moves, not proven shortest ({bound}; {why})"
     if status == solver.UNSOLVABLE:
         return "unsolvable: every reachable state was explored and none wins"
     if status == solver.LIMIT_STATES:
         return (
             f"state limit hit (--max-states {max_states}): no solution within "
-            f"{_count(result.stats.unique)} states; the level may still be solvable"
+            f"{_count(result.stats.unique)} states; the level may still be solvable ({bound})"
         )
     if status == solver.LIMIT_MEMORY:
         return (
             f"memory limit hit: the visited table could not grow past "
-            f"{_count(result.stats.unique)} states; the level may still be solvable"
+            f"{_count(result.stats.unique)} states; the level may still be solvable ({bound})"
         )
     if status == solver.LIMIT_TIME:
         return (
             f"time limit hit (--timeout {timeout:g}): no solution within "
-            f"{_seconds(result.stats.elapsed)}; the level may still be solvable"
+            f"{_seconds(result.stats.elapsed)}; the level may still be solvable ({bound})"
         )
     if status == solver.INTERRUPTED:
         return "interrupted (Ctrl-C): stopped before a solution was found; counters so far below"
@@ -347,6 +369,15 @@ def _stats_json(stats: Any) -> Dict[str, Any]:
     }
 
 
+def _verdict_json(result: Any) -> Dict[str, Any]:
+    """What a result says of the shortest solution."""
+    return {
+        "proven_shortest": result.proven_shortest,
+        "lower_bound": result.lower_bound,
+        "limit": result.limit,
+    }
+
+
 def _print_rows(rows: List[Tuple[str, str]]) -> None:
     width = max(len(label) for label, _ in rows) + 1
     for label, value in rows:
@@ -370,6 +401,7 @@ def _solve_one(
     threads: int,
     status_line: _StatusLine,
     prefix: str = "",
+    mode: str = "both",
 ) -> Tuple[Any, Optional[Path]]:
     """Solve ``level``; for a level folder, delete its solution file first and
     write it on success. Returns the search result and the file written."""
@@ -390,6 +422,7 @@ def _solve_one(
             timeout=timeout,
             progress=progress if status_line.enabled else None,
             threads=threads,
+            mode=mode,
         )
     finally:
         status_line.clear()
@@ -424,13 +457,14 @@ def cmd_solve(args: argparse.Namespace) -> int:
         _remove_solution_file(folder)
     level = level_from_args(args)
     result, written = _solve_one(level, folder, max_states, timeout, args.threads,
-                                 _StatusLine(sys.stderr))
+                                 _StatusLine(sys.stderr), mode=args.mode)
     code = _SOLVE_EXIT.get(result.status, 1)
 
     if args.json:
         _dump_json({
             "level": level.name,
             "status": result.status,
+            **_verdict_json(result),
             "solution": _solution_json(result.solution),
             "stats": _stats_json(result.stats),
         })
@@ -501,6 +535,8 @@ class _Row:
     elapsed: Optional[float] = None
     error: str = ""
     record: Optional[Dict[str, Any]] = None
+    proven: bool = False
+    bound: Optional[int] = None
 
 
 def _solve_all(args: argparse.Namespace) -> int:
@@ -522,7 +558,7 @@ def _solve_all(args: argparse.Namespace) -> int:
                     _remove_solution_file(task.folder)
                 level = task.load()
                 result, _ = _solve_one(level, task.folder, max_states, timeout, args.threads,
-                                       status_line, prefix)
+                                       status_line, prefix, mode=args.mode)
             except BabaError as e:
                 status_line.clear()
                 rows.append(_Row(task.id, "error", error=str(e), record={
@@ -533,10 +569,12 @@ def _solve_all(args: argparse.Namespace) -> int:
             moves = len(result.solution) if result.solution is not None else None
             rows.append(_Row(
                 task.id, result.status, moves, result.stats.unique, result.stats.elapsed,
+                proven=result.proven_shortest, bound=result.lower_bound,
                 record={
                     "id": task.id,
                     "level": level.name,
                     "status": result.status,
+                    **_verdict_json(result),
                     "solution": _solution_json(result.solution),
                     "stats": _stats_json(result.stats),
                 },
@@ -567,13 +605,14 @@ def _solve_all(args: argparse.Namespace) -> int:
 
 
 def _print_table(rows: List[_Row], total: int) -> None:
-    header = ("id", "status", "moves", "states", "time")
+    header = ("id", "status", "moves", "bound", "states", "time")
     lines = [header]
     for row in rows:
         lines.append((
             row.id,
             row.status,
-            "-" if row.moves is None else str(row.moves),
+            "-" if row.moves is None else f"{row.moves}{'' if row.proven else '?'}",
+            "-" if row.bound is None or row.proven else str(row.bound),
             "-" if row.states is None else str(row.states),
             "-" if row.elapsed is None else f"{row.elapsed:.2f}",
         ))
@@ -586,8 +625,11 @@ def _print_table(rows: List[_Row], total: int) -> None:
     counts: Dict[str, int] = {}
     for row in rows:
         counts[row.status] = counts.get(row.status, 0) + 1
-    order = ["solved", "unsolvable", "time limit", "state limit", "interrupted", "error"]
+    order = ["solved", "unsolvable", "time limit", "state limit", "memory limit", "interrupted", "error"]
     parts = [f"{counts[s]} {s}" for s in order if counts.get(s)]
+    unproven = sum(1 for row in rows if row.status == "solved" and not row.proven)
+    if unproven:
+        parts.insert(1, f"{unproven} of them not proven shortest (moves marked ?)")
     states = sum(row.states or 0 for row in rows)
     seconds = sum(row.elapsed or 0.0 for row in rows)
     done = f"{len(rows)} levels" if len(rows) == total else f"{len(rows)} of {total} levels"

@@ -3,8 +3,9 @@
 `first_solution` runs greedy best-first searches with novelty
 (`_core.BestFirst`) over the same positions, turn and store as breadth-first
 search: two of them, one estimating how far the texts are from a missing YOU
-or WIN rule and one not, taking turns in chunks, as neither alone solves what
-the other does. The first solution either finds is returned.
+or WIN rule and one not, as neither alone solves what the other does; they
+run at once on two threads, or take turns in chunks on one. The first
+solution either finds is returned.
 
 `shorten` never lengthens a solution and keeps it winning: it cuts the part
 between two visits of one state, then from each state of the path searches
@@ -14,6 +15,7 @@ fewer moves than the path takes, and splices the shorter way in.
 from __future__ import annotations
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Dict, List, Optional
 
@@ -34,27 +36,39 @@ class FirstSolution:
     generated: int
 
 
-def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float]) -> FirstSolution:
+def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
+                   threads: int = 1) -> FirstSolution:
+    """The first solution either search finds. With `threads` > 1 the two
+    searches run at once (the core releases the GIL); else they take turns."""
     stores = [StateStore(1 << 16) for _ in RULE_HINTS]
     searches = [BestFirst(core_level, store, hints) for store, hints in zip(stores, RULE_HINTS)]
     for search in searches:
         search.add_root()
+    pool = ThreadPoolExecutor(1) if threads > 1 else None
 
     def finish(solution: Optional[List[int]], exhausted: bool) -> FirstSolution:
         return FirstSolution(solution, exhausted, sum(len(s) for s in stores),
                              sum(s.expanded for s in searches), sum(s.generated for s in searches))
 
-    while True:
-        for search, store in zip(searches, stores):
-            outcome = search.run(CHUNK_EXPANSIONS)
-            if outcome == 1:
-                return finish(store.path_to(search.won_parent) + [search.won_action], False)
-            if outcome == -1:
-                return finish(None, True)
-        if sum(len(s) for s in stores) >= max_states:
-            return finish(None, False)
-        if deadline is not None and time.perf_counter() >= deadline:
-            return finish(None, False)
+    try:
+        while True:
+            if pool is not None:
+                other = pool.submit(searches[1].run, CHUNK_EXPANSIONS)
+                outcomes = [searches[0].run(CHUNK_EXPANSIONS), other.result()]
+            else:
+                outcomes = [search.run(CHUNK_EXPANSIONS) for search in searches]
+            for search, store, outcome in zip(searches, stores, outcomes):
+                if outcome == 1:
+                    return finish(store.path_to(search.won_parent) + [search.won_action], False)
+                if outcome == -1:
+                    return finish(None, True)
+            if sum(len(s) for s in stores) >= max_states:
+                return finish(None, False)
+            if deadline is not None and time.perf_counter() >= deadline:
+                return finish(None, False)
+    finally:
+        if pool is not None:
+            pool.shutdown()
 
 
 def _path_records(level: Level, actions: List[int]) -> List[bytes]:

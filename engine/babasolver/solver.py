@@ -46,7 +46,7 @@ DEFAULT_MAX_STATES = 50_000_000    # about 2-3 GB of visited table at most
 DEFAULT_TIMEOUT = None
 MODES = ("both", "shortest", "fast")
 DEFAULT_MODE = "both"
-FIRST_BFS_SHARE = 0.1              # of the time, before the satisficing search starts
+FIRST_BFS_SHARE = 0.1              # of the time and states, before the satisficing search starts
 FIRST_BFS_SECONDS = 1.0            # ... and at most this long (without a timeout: this long)
 SATISFICE_SHARE = 0.2              # of the time (or of the states) for a first solution
 SHORTEN_SHARE = 0.1                # kept back for shortening when BFS does not finish
@@ -182,24 +182,25 @@ def solve(
     deadline = None if timeout is None else started + timeout
     core_level = CoreLevel(level.width, level.height, level.grid)
     if mode == "fast":
-        return _fast(level, core_level, max_states, deadline, started)
+        return _fast(level, core_level, max_states, deadline, started, threads)
     search = _BreadthFirst(core_level, max_states, threads, progress, progress_every, started)
     try:
         if mode == "shortest":
             return search.run(deadline, final=deadline)
         first_slice = FIRST_BFS_SECONDS if timeout is None else min(FIRST_BFS_SECONDS, FIRST_BFS_SHARE * timeout)
-        result = search.run(started + first_slice, final=deadline)
+        result = search.run(started + first_slice, final=deadline,
+                            pause_at=max(1, int(FIRST_BFS_SHARE * max_states)))
         if result is not None:
             return result
-        return _both(level, core_level, search, max_states, timeout, deadline, started)
+        return _both(level, core_level, search, max_states, timeout, deadline, started, threads)
     finally:
         search.close()
 
 
 def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Optional[float],
-          started: float) -> SearchResult:
+          started: float, threads: int) -> SearchResult:
     try:
-        found = first_solution(core_level, max_states, deadline)
+        found = first_solution(core_level, max_states, deadline, threads)
     except KeyboardInterrupt:
         return SearchResult(INTERRUPTED, None, SearchStats(elapsed=time.perf_counter() - started))
     stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
@@ -216,14 +217,16 @@ def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Option
 
 
 def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_states: int,
-          timeout: Optional[float], deadline: Optional[float], started: float) -> SearchResult:
+          timeout: Optional[float], deadline: Optional[float], started: float,
+          threads: int) -> SearchResult:
     """Breadth-first search did not finish in its first slice: find a
     solution fast, then let breadth-first search prove it shortest or bound it."""
     now = time.perf_counter()
     satisfice_until = None if timeout is None else min(deadline, now + SATISFICE_SHARE * timeout)
     states_left = max(1, max_states - search.states)
     try:
-        found = first_solution(core_level, max(1, int(SATISFICE_SHARE * states_left)), satisfice_until)
+        found = first_solution(core_level, max(1, int(SATISFICE_SHARE * states_left)), satisfice_until,
+                               threads)
     except KeyboardInterrupt:
         return search.finish(INTERRUPTED)
     if found.exhausted:
@@ -297,9 +300,11 @@ class _BreadthFirst:
         return SearchResult(status, solution, stats, proven_shortest=status in (SOLVED, UNSOLVABLE),
                             lower_bound=bound, limit=limit)
 
-    def run(self, until: Optional[float], final: Optional[float] = None) -> Optional[SearchResult]:
+    def run(self, until: Optional[float], final: Optional[float] = None,
+            pause_at: Optional[int] = None) -> Optional[SearchResult]:
         """Search until `until`: a result, or None when `until` came first
-        and is not `final` (the deadline that ends the search)."""
+        and is not `final` (the deadline that ends the search), or when
+        `pause_at` states are stored."""
         if self.root_dead:
             return self.finish(UNSOLVABLE)
         store, stats = self.store, self.stats
@@ -323,6 +328,8 @@ class _BreadthFirst:
                 self.head = stop
                 if len(store) >= self.max_states:
                     return self.finish(LIMIT_STATES)
+                if pause_at is not None and len(store) >= pause_at:
+                    return None
                 now = time.perf_counter()
                 if until is not None and now >= until:
                     return self.finish(LIMIT_TIME) if until == final else None

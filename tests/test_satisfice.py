@@ -1,0 +1,88 @@
+"""The satisficing search, shortening, and the verdicts of the combined modes."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from babasolver import solver
+from babasolver._core import CoreLevel
+from babasolver.game import replay
+from babasolver.level import load_level
+from babasolver.satisfice import cut_cycles, first_solution, shorten
+
+from util import make_level
+
+# Levels with a known shortest length (breadth-first search proves it).
+KNOWN = [
+    (["B12.....", "........", "b......f", "F13....."], None),
+    (["B12..r..", "R15.rr..", "W16ww...", ".b..r...", "F13....f"], None),
+    (["B12.S10..", "F13....s.", "b...L14..", "..l..fl..", "K1B......"], None),
+]
+
+
+def shortest_length(level):
+    result = solver.solve(level, mode="shortest", max_states=2_000_000)
+    assert result.status == solver.SOLVED and result.proven_shortest
+    return len(result.solution)
+
+
+def test_first_solution_finds_what_a_tiny_breadth_first_budget_cannot(repo_root):
+    level = load_level(repo_root / "levels" / "01")
+    assert solver.solve(level, mode="shortest", max_states=20_000).status == solver.LIMIT_STATES
+    found = first_solution(CoreLevel(level.width, level.height, level.grid), 2_000_000, None)
+    assert found.solution is not None and not found.exhausted
+    assert replay(level, found.solution).won_at == len(found.solution)
+
+
+def test_first_solution_proves_a_level_unsolvable_by_exhausting_it():
+    level = make_level(["B12..w.", "F13..w.", "W16..wf", "..b..w."])
+    found = first_solution(CoreLevel(level.width, level.height, level.grid), 1_000_000, None)
+    assert found.solution is None and found.exhausted
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_shortening_never_lengthens_and_keeps_winning(repo_root, seed):
+    # A solution with a random detour in front: shortening must still win,
+    # and must not be longer; cycle cutting alone removes an out-and-back.
+    level = load_level(repo_root / "levels" / "00")
+    rng = random.Random(seed)
+    # Out-and-back moves baba can always make in level 00, and waiting.
+    detour = [a for _ in range(rng.randrange(1, 4)) for a in rng.choice([[0, 1], [1, 0], [2, 3], [4]])]
+    actions = detour + [3] * 8
+    assert replay(level, actions).won_at == len(actions)
+    core = CoreLevel(level.width, level.height, level.grid)
+    cut = cut_cycles(level, actions)
+    assert len(cut) <= len(actions) and replay(level, cut).won_at == len(cut)
+    shorter = shorten(level, core, actions)
+    assert len(shorter) <= len(cut)
+    assert replay(level, shorter).won_at == len(shorter)
+    assert shorter == [3] * 8
+
+
+@pytest.mark.parametrize("rows", [rows for rows, _ in KNOWN])
+def test_a_small_budget_reports_a_lower_bound_at_most_the_shortest_length(rows):
+    level = make_level(rows)
+    best = shortest_length(level)
+    for max_states in (50, 500, 5_000):
+        result = solver.solve(level, max_states=max_states)
+        assert 1 <= result.lower_bound <= best
+        if result.solved:
+            assert len(result.solution) >= best
+            assert replay(level, result.solution).won_at == len(result.solution)
+            assert result.proven_shortest == (len(result.solution) == best) or not result.proven_shortest
+
+
+def test_modes_agree_on_a_level_breadth_first_search_finishes(repo_root):
+    level = load_level(repo_root / "levels" / "00")
+    both = solver.solve(level)
+    shortest = solver.solve(level, mode="shortest")
+    fast = solver.solve(level, mode="fast")
+    assert both.solution == shortest.solution == [3] * 8
+    assert both.proven_shortest and shortest.proven_shortest
+    assert fast.solved and len(fast.solution) == 8
+
+
+def test_an_unknown_mode_is_refused(repo_root):
+    with pytest.raises(ValueError, match="mode"):
+        solver.solve(load_level(repo_root / "levels" / "00"), mode="greedy")
