@@ -171,13 +171,16 @@ def test_folder_of_level_folders(capsys, repo_root, tmp_path):
     assert all(t.reference is None for t in tasks)
     # Level 01 needs far more than 1000 states: a state limit.
     out_file = tmp_path / "r.json"
-    code, out, err = run_main(capsys, root, "--max-states", "1000", "--report", out_file)
+    code, out, err = run_main(capsys, root, "--max-states", "1000", "--mode", "shortest",
+                              "--report", out_file)
     assert code == 0, err
     report = json.loads(out_file.read_text(encoding="utf-8"))
     by_id = {entry["id"]: entry for entry in report["levels"]}
     assert by_id["a"]["won_level"] is True
     assert by_id["group/b"]["status"] == "state limit"
     assert by_id["group/b"]["won_level"] is False
+    assert by_id["a"]["proven_shortest"] is True and by_id["a"]["lower_bound"] == 8
+    assert by_id["group/b"]["proven_shortest"] is False and 1 <= by_id["group/b"]["lower_bound"] <= 20
     summary = report["summary"]
     assert summary["solved"] == 1 and summary["limits"] == 1
     assert_counts_add_up(summary)

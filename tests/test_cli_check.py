@@ -118,7 +118,29 @@ def test_check_json(capsys, repo_root):
         "played": 8,
         "dead": False,
         "illegal": None,
+        "judge": None,
     }
+
+
+def test_check_judge_needs_its_folder(capsys, repo_root, tmp_path):
+    code, _, err = run(capsys, "check", repo_root / "levels" / "00", "8r", "--judge", tmp_path)
+    assert code == 2
+    assert err.strip() == f"baba: error: {tmp_path}: no simulation.js (the Keke judge) in this folder"
+
+
+def test_check_with_the_judge(capsys, repo_root, shared_dir):
+    if shutil.which("node") is None:
+        pytest.skip("node is absent: the judge runs on Node.js")
+    judge = shared_dir / "keke-reference"
+    code, out, _ = run(capsys, "check", repo_root / "levels" / "01", "--judge", judge)
+    assert code == 0 and out.splitlines()[-1] == "judge: accepted"
+    # The shortest solution of the old bit-board engine: the judge rejects it.
+    code, out, _ = run(capsys, "check", repo_root / "levels" / "01", "ulllllllulrururudrrr",
+                       "--judge", judge, "--json")
+    data = json.loads(out)
+    assert code == 1 and data["won"] is False
+    assert data["judge"] == {"accepted": False, "win_step": None, "defect_step": None,
+                             "verdict": "rejected: does not win in the judge (20 turns played)"}
 
 
 def test_check_names_the_turn_the_judge_cannot_play(capsys, keke_sets):

@@ -47,10 +47,11 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from .errors import BabaError
 from .game import replay
+from .judge import Judge
 from .level import Level, find_level_folders, read_folder, read_keke_set
 from .notation import parse_solution, to_keke
 from . import solver
-from .solver import solve
+from .solver import DEFAULT_MODE, MODES, solve
 
 __all__ = [
     "AGENT",
@@ -197,6 +198,11 @@ class LevelOutcome:
     memory_bytes: int = 0                  # bytes held by the visited table at the end
     samples: List[Sample] = field(default_factory=list)
     note: str = ""
+    proven_shortest: bool = False          # no solution has fewer moves (or: proven unsolvable)
+    lower_bound: Optional[int] = None      # every solution has at least this many moves
+    limit: Optional[str] = None            # the limit that stopped breadth-first search
+    reference_wins: Optional[bool] = None  # the set's stored solution wins (None: no reference)
+    judge: Optional[str] = None            # "accepted" or "rejected: why" with --judge
 
     @property
     def solved(self) -> bool:
@@ -229,12 +235,22 @@ def _check_solution(level: Level, solution: List[int]) -> Tuple[bool, str]:
     return True, ""
 
 
+def _reference_wins(task: LevelTask) -> Optional[bool]:
+    if not task.reference:
+        return None
+    try:
+        return replay(task.level, parse_solution(task.reference)).won
+    except BabaError:
+        return None
+
+
 def run_level(
     task: LevelTask,
     max_states: int = DEFAULT_MAX_STATES,
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     progress_every: float = PROGRESS_EVERY,
     on_progress: Optional[Callable[[Sample], None]] = None,
+    mode: str = DEFAULT_MODE,
 ) -> LevelOutcome:
     """Search one level, replay what was found, and say how it went.
 
@@ -255,7 +271,7 @@ def run_level(
     try:
         # One thread per level, so states/s are per core; --jobs runs levels side by side.
         result = solve(task.level, max_states=max_states, timeout=timeout,
-                       progress=record, progress_every=progress_every, threads=1)
+                       progress=record, progress_every=progress_every, threads=1, mode=mode)
     except MemoryError:
         outcome.status = MEMORY_LIMIT
         outcome.elapsed = time.perf_counter() - started
@@ -270,6 +286,10 @@ def run_level(
 
     stats = result.stats
     outcome.status = result.status
+    outcome.proven_shortest = result.proven_shortest
+    outcome.lower_bound = result.lower_bound
+    outcome.limit = result.limit
+    outcome.reference_wins = _reference_wins(task)
     outcome.expanded = stats.expanded
     outcome.generated = stats.generated
     outcome.unique = stats.unique
@@ -289,7 +309,8 @@ def run_level(
         if not outcome.verified:
             outcome.status = WRONG
             outcome.note = note
-        elif outcome.reference_moves is not None and len(outcome.solution) > outcome.reference_moves:
+        elif (outcome.reference_moves is not None and outcome.reference_wins
+              and len(outcome.solution) > outcome.reference_moves):
             outcome.note = f"longer than the reference ({outcome.reference_moves} moves)"
     return outcome
 
@@ -355,9 +376,9 @@ def _worker_main(conn: Any, memory_limit: Optional[int]) -> None:
             return
         if message is None:
             return
-        index, task, max_states, timeout = message
+        index, task, max_states, timeout, mode = message
         try:
-            outcome = run_level(task, max_states, timeout)
+            outcome = run_level(task, max_states, timeout, mode=mode)
         except MemoryError:
             outcome = LevelOutcome(task.id, MEMORY_LIMIT, reference_moves=task.reference_moves,
                                    note="out of memory (MemoryError)")
@@ -409,11 +430,12 @@ Done = Callable[[int, LevelOutcome], None]
 
 
 def _run_in_process(tasks: List[LevelTask], max_states: int, timeout: Optional[float],
-                    done: Done, on_progress: Optional[Callable[[int, Sample], None]]) -> bool:
+                    done: Done, on_progress: Optional[Callable[[int, Sample], None]],
+                    mode: str) -> bool:
     """Run the tasks here, one after the other; False if interrupted."""
     for index, task in enumerate(tasks):
         hook = None if on_progress is None else (lambda s, i=index: on_progress(i, s))
-        outcome = run_level(task, max_states, timeout, on_progress=hook)
+        outcome = run_level(task, max_states, timeout, on_progress=hook, mode=mode)
         done(index, outcome)
         if outcome.status == INTERRUPTED:
             return False
@@ -421,7 +443,7 @@ def _run_in_process(tasks: List[LevelTask], max_states: int, timeout: Optional[f
 
 
 def _run_in_workers(tasks: List[LevelTask], max_states: int, timeout: Optional[float],
-                    jobs: int, memory_limit: Optional[int], done: Done) -> bool:
+                    jobs: int, memory_limit: Optional[int], done: Done, mode: str) -> bool:
     """Run the tasks in ``jobs`` worker processes; False if interrupted."""
     ctx = multiprocessing.get_context("spawn")
     pending: Deque[int] = deque(range(len(tasks)))
@@ -436,7 +458,7 @@ def _run_in_workers(tasks: List[LevelTask], max_states: int, timeout: Optional[f
             return
         index = pending.popleft()
         try:
-            worker.conn.send((index, tasks[index], max_states, timeout))
+            worker.conn.send((index, tasks[index], max_states, timeout, mode))
         except (OSError, ValueError):
             pending.appendleft(index)      # never started: it goes to the next worker
             worker.job = None
@@ -522,6 +544,7 @@ def run_levels(
     memory_limit: Optional[int] = None,
     on_done: Optional[Callable[[int, int, LevelOutcome], None]] = None,
     on_progress: Optional[Callable[[LevelTask, Sample], None]] = None,
+    mode: str = DEFAULT_MODE,
 ) -> Tuple[List[LevelOutcome], bool]:
     """Run every task; returns (outcomes in set order, completed).
 
@@ -542,14 +565,24 @@ def run_levels(
     try:
         if jobs <= 1:
             hook = None if on_progress is None else (lambda i, s: on_progress(tasks[i], s))
-            completed = _run_in_process(tasks, max_states, timeout, done, hook)
+            completed = _run_in_process(tasks, max_states, timeout, done, hook, mode)
         else:
             workers = min(jobs, len(tasks))
             limit = memory_limit if memory_limit is not None else default_memory_limit(workers)
-            completed = _run_in_workers(tasks, max_states, timeout, workers, limit, done)
+            completed = _run_in_workers(tasks, max_states, timeout, workers, limit, done, mode)
     except KeyboardInterrupt:
         completed = False
     return [r for r in results if r is not None], completed
+
+
+def judge_outcomes(judge: "Judge", tasks: Sequence[LevelTask], outcomes: Sequence[LevelOutcome]) -> None:
+    """Replay every verified solution in the judge, in one batch; sets
+    each outcome's `judge`."""
+    by_id = {t.id: t for t in tasks}
+    chosen = [o for o in outcomes if o.solved and o.verified and o.solution is not None]
+    verdicts = judge.verdicts([(by_id[o.id].level, o.solution) for o in chosen])
+    for o, verdict in zip(chosen, verdicts):
+        o.judge = verdict.describe(len(o.solution or []))
 
 
 # --------------------------------------------------------------------------
@@ -602,6 +635,15 @@ class Summary:
     wrong_ids: List[str]
     error_ids: List[str]
     scaling: List[ScalingRow]
+    proven_shortest: int = 0              # solved, and no solution is shorter
+    not_proven: int = 0                   # solved, not proven shortest
+    bounded_ids: List[Tuple[str, Optional[int]]] = field(default_factory=list)  # unproven: (id, bound)
+    quality_levels: int = 0               # unproven solutions whose level's stored solution wins
+    quality_ratio: Optional[float] = None # their mean length / stored length
+    quality_not_longer: int = 0           # of those, no longer than the stored solution
+    judged: int = 0                       # solutions replayed in the judge (--judge)
+    judge_accepted: int = 0
+    judge_rejected_ids: List[str] = field(default_factory=list)
     wall_time: Optional[float] = None
     completed: bool = True
 
@@ -691,6 +733,9 @@ def summarize(
     own, children = peak_rss if peak_rss is not None else peak_rss_mb()
     with_ref = [o for o in solved if o.reference_moves is not None and o.moves is not None]
     known = (SOLVED, UNSOLVABLE, WRONG) + LIMIT_STATUSES
+    unproven = [o for o in solved if not o.proven_shortest]
+    quality = [o for o in unproven if o.reference_wins and o.reference_moves and o.moves is not None]
+    ratios = [(o.moves or 0) / (o.reference_moves or 1) for o in quality]
     return Summary(
         levels=n,
         solved=len(solved),
@@ -717,12 +762,22 @@ def summarize(
         max_bytes_per_state_id=biggest_ratio.id if biggest_ratio else None,
         bytes_per_state_overall=total_memory / total_unique if total_unique and total_memory else None,
         shorter_than_reference=[o.id for o in with_ref if (o.moves or 0) < (o.reference_moves or 0)],
-        longer_than_reference=[o.id for o in with_ref if (o.moves or 0) > (o.reference_moves or 0)],
+        longer_than_reference=[o.id for o in with_ref
+                               if o.reference_wins and (o.moves or 0) > (o.reference_moves or 0)],
         unsolved=[(o.id, _why(o)) for o in outcomes if not o.solved],
         hardest=[(o.id, o.status, o.unique) for o in sorted(outcomes, key=lambda o: -o.unique)[:5]],
         wrong_ids=[o.id for o in outcomes if o.status == WRONG],
         error_ids=[o.id for o in outcomes if o.status not in known],
         scaling=scaling(outcomes),
+        proven_shortest=sum(1 for o in solved if o.proven_shortest),
+        not_proven=len(unproven),
+        bounded_ids=[(o.id, o.lower_bound) for o in outcomes if not o.proven_shortest],
+        quality_levels=len(quality),
+        quality_ratio=statistics.mean(ratios) if ratios else None,
+        quality_not_longer=sum(1 for r in ratios if r <= 1.0),
+        judged=sum(1 for o in outcomes if o.judge is not None),
+        judge_accepted=sum(1 for o in outcomes if o.judge == "accepted"),
+        judge_rejected_ids=[o.id for o in outcomes if o.judge is not None and o.judge != "accepted"],
         wall_time=wall_time,
         completed=completed,
     )
@@ -758,8 +813,9 @@ def _seconds(x: float) -> str:
     return f"{x:.3f}" if x < 100 else f"{x:.1f}"
 
 
-TABLE_COLUMNS = ("id", "status", "moves", "ref", "unique", "generated", "time s", "states/s", "B/state", "note")
-_RIGHT = {"moves", "ref", "unique", "generated", "time s", "states/s", "B/state"}
+TABLE_COLUMNS = ("id", "status", "moves", "bound", "ref", "unique", "generated", "time s", "states/s",
+                 "B/state", "note")
+_RIGHT = {"moves", "bound", "ref", "unique", "generated", "time s", "states/s", "B/state"}
 
 
 def _row(o: LevelOutcome) -> Tuple[str, ...]:
@@ -767,8 +823,9 @@ def _row(o: LevelOutcome) -> Tuple[str, ...]:
     return (
         o.id,
         o.status.upper() if o.status in (WRONG, ERROR) else o.status,
-        "" if o.moves is None else str(o.moves),
-        "" if o.reference_moves is None else str(o.reference_moves),
+        "" if o.moves is None else f"{o.moves}{'' if o.proven_shortest else '?'}",
+        "" if o.proven_shortest or o.lower_bound is None else f">={o.lower_bound}",
+        "" if o.reference_moves is None else str(o.reference_moves) + ("" if o.reference_wins is not False else "x"),
         f"{o.unique:,}",
         f"{o.generated:,}",
         _seconds(o.elapsed),
@@ -804,10 +861,17 @@ def format_summary(s: Summary, title: str = "summary") -> str:
         ("levels", f"{s.levels}" + ("" if s.completed else " (bench interrupted: the rest did not run)")),
         ("solved", f"{s.solved} ({s.solved_percent:.1f}%)"
                    + (", every solution replayed to a win" if s.solved and not s.wrong else "")),
+        ("proven shortest", f"{s.proven_shortest}"),
+        ("solved, not proven shortest", f"{s.not_proven}"
+         + (f" (quality: {s.quality_not_longer} of {s.quality_levels} no longer than the stored"
+            f" solution, mean length ratio {s.quality_ratio:.2f})" if s.quality_ratio is not None else "")),
         ("proven unsolvable", f"{s.unsolvable}"),
         ("limit reached", f"{s.limits} (state {lc[STATE_LIMIT]}, time {lc[TIME_LIMIT]}, "
                           f"memory {lc[MEMORY_LIMIT]}, interrupted {lc[INTERRUPTED]})"),
     ]
+    if s.judged:
+        rows.append(("judge", f"{s.judge_accepted} of {s.judged} solutions accepted"
+                              + (f" (REJECTED: {_id_list(s.judge_rejected_ids)})" if s.judge_rejected_ids else "")))
     if s.wrong:
         rows.append(("SOLUTIONS THAT FAILED TO REPLAY", f"{s.wrong}: {_id_list(s.wrong_ids)}  <-- BUG"))
     if s.errors:
@@ -837,7 +901,10 @@ def format_summary(s: Summary, title: str = "summary") -> str:
     width = max(len(label) for label, _ in rows)
     lines = [f"{title}:"] + [f"  {label.ljust(width)}  {value}" for label, value in rows]
     lines.append("  unsolved:" + ("" if s.unsolved else " none"))
-    lines += [f"    {lid}: {why}" for lid, why in s.unsolved]
+    bounds = dict(s.bounded_ids)
+    lines += [f"    {lid}: {why}" + (f", every solution has at least {bounds[lid]} moves"
+                                      if bounds.get(lid) and why != "proven unsolvable" else "")
+              for lid, why in s.unsolved]
     lines.append("  hardest (most unique states):")
     lines += [f"    {lid}: {unique:,} states, {status}" for lid, status, unique in s.hardest]
     return "\n".join(lines)
@@ -875,8 +942,13 @@ def _level_entry(o: LevelOutcome) -> Dict[str, Any]:
         "unique_states": o.unique,
         "moves": len(o.solution) if won and o.solution is not None else None,
         "status": o.status,
+        "proven_shortest": o.proven_shortest,
+        "lower_bound": o.lower_bound,
+        "limit": o.limit,
         "verified": o.verified,
+        "judge": o.judge,
         "reference_moves": o.reference_moves,
+        "reference_wins": o.reference_wins,
         "generated": o.generated,
         "depth": o.depth,
         "memory_bytes": o.memory_bytes,
@@ -1000,6 +1072,13 @@ def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
                         help="run only these levels")
     parser.add_argument("--report", default=None, metavar="OUT.json",
                         help="also write a JSON report (Keke competition fields per level)")
+    parser.add_argument("--mode", choices=MODES, default=DEFAULT_MODE,
+                        help="both: breadth-first search and a satisficing search within one budget;"
+                             " shortest: breadth-first search only; fast: the first solution of the"
+                             f" satisficing search, shortened (default {DEFAULT_MODE})")
+    parser.add_argument("--judge", default=None, metavar="DIR",
+                        help="also replay every solution found in the Keke competition's judge"
+                             " (DIR holds its simulation.js) with node")
     parser.set_defaults(run=cmd_bench)
     return parser
 
@@ -1072,16 +1151,19 @@ def cmd_bench(args: argparse.Namespace) -> int:
     def on_progress(task: LevelTask, sample: Sample) -> None:
         progress.running(finished[0] + 1, len(tasks), task, sample)
 
+    judge = Judge(args.judge) if args.judge is not None else None
     outcomes, completed = run_levels(
         tasks, max_states=args.max_states, timeout=args.timeout, jobs=args.jobs,
-        memory_limit=memory_limit, on_done=on_done, on_progress=on_progress,
+        memory_limit=memory_limit, on_done=on_done, on_progress=on_progress, mode=args.mode,
     )
     progress._clear()
+    if judge is not None:
+        judge_outcomes(judge, tasks, outcomes)
     summary = summarize(outcomes, wall_time=time.perf_counter() - started, completed=completed)
 
     out = sys.stdout
     out.write(f"bench: {args.set} ({len(tasks)} levels), timeout {args.timeout:g} s,"
-              f" max {args.max_states:,} states, jobs {args.jobs}\n\n")
+              f" max {args.max_states:,} states, jobs {args.jobs}, mode {args.mode}\n\n")
     out.write(format_table(outcomes) + "\n\n")
     out.write(format_summary(summary) + "\n\n")
     out.write(format_scaling(summary.scaling) + "\n")
@@ -1089,9 +1171,10 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.report is not None:
         write_report(args.report, build_report(str(args.set), args.timeout, args.max_states, outcomes, summary))
         out.write(f"\nreport written to {args.report}\n")
-    if summary.wrong or summary.errors:
-        bad = summary.wrong_ids + summary.error_ids
-        sys.stderr.write(f"baba bench: BUG: {summary.wrong} solution(s) failed to replay and"
+    if summary.wrong or summary.errors or summary.judge_rejected_ids:
+        bad = summary.wrong_ids + summary.error_ids + summary.judge_rejected_ids
+        sys.stderr.write(f"baba bench: BUG: {summary.wrong} solution(s) failed to replay,"
+                         f" {len(summary.judge_rejected_ids)} were rejected by the judge and"
                          f" {summary.errors} search(es) raised: {_id_list(bad)}\n")
         return EXIT_WRONG
     if not completed:

@@ -38,6 +38,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 from . import __version__, tiles
 from .errors import BabaError
 from .game import ACTION_NAMES, Frame, rule_text
+from .judge import Judge
 from .level import (
     CONTENT_FILE,
     TILES_FILE,
@@ -658,6 +659,13 @@ def add_check_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
         help=f"the moves to play (default: {SOLUTION_FILE} or the Keke set's stored solution)",
     )
     p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument(
+        "--judge",
+        metavar="DIR",
+        default=None,
+        help="also replay the solution in the Keke competition's judge (DIR holds its "
+        "simulation.js, e.g. ../shared/keke-reference or a clone of Keke_JS/js), with node",
+    )
     p.allow_intermixed = True  # LEVEL [--id ID] SOLUTION in any order
     p.set_defaults(run=cmd_check)
 
@@ -693,8 +701,11 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     level, entry = _level_and_entry(args)
     actions, source = _solution_from_args(args, entry)
+    judge = Judge(args.judge) if args.judge is not None else None
     result = replay(level, actions)
     n = len(actions)
+    verdict = judge.verdict(level, actions) if judge is not None else None
+    accepted = verdict is None or verdict.accepts(n)
     if args.json:
         _dump_json({
             "level": level.name,
@@ -706,12 +717,18 @@ def cmd_check(args: argparse.Namespace) -> int:
             "dead": result.dead,
             "illegal": None if result.illegal_at is None
             else {"turn": result.illegal_at, "reason": result.illegal},
+            "judge": None if verdict is None else {
+                "accepted": verdict.accepts(n), "verdict": verdict.describe(n),
+                "win_step": verdict.won_at, "defect_step": verdict.defect_at,
+            },
         })
     else:
         arrows = to_arrows(actions) or "(empty)"
         print(f"{level.name}: {arrows} ({n} moves, from {source})")
         print(result.summary(n))
-    return 0 if result.won else 1
+        if verdict is not None:
+            print(f"judge: {verdict.describe(n)}")
+    return 0 if result.won and accepted else 1
 
 
 # --------------------------------------------------------------------------
