@@ -53,3 +53,8 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line(
             f"differential test: {module.STEPS_COMPARED[0]} random action steps compared "
             "between the Cython core and the reference step")
+    module = sys.modules.get("test_judge_differential")
+    if module is not None and any(module.TURNS_COMPARED.values()):
+        terminalreporter.write_line(
+            "judge differential: " + ", ".join(f"{engine} {turns} turns identical to the judge's"
+                                               for engine, turns in module.TURNS_COMPARED.items()))

@@ -38,7 +38,7 @@ pytestmark = pytest.mark.parametrize("sim_cls", ENGINES)
 
 def texts(sim):
     """Sorted (tile, x, y) of every text (for "texts untouched" checks)."""
-    return sorted((t, x, y) for t, x, y, _ in sim.objects() if t >= T.BABA_TEXT and t <= T.MELT_TEXT)
+    return sorted((t, x, y) for t, x, y, _ in sim.texts())
 
 
 # ---------------------------------------------------------------------------
@@ -100,7 +100,7 @@ def test_texts_are_always_pushable(sim_cls):
     sim = sim_cls(make_level(["B12..", "bF..."]))
     sim.step(RIGHT)
     assert where(sim, "b") == [(1, 1, F_RIGHT)]
-    assert where(sim, "F") == [(2, 1, F_RIGHT)]
+    assert where(sim, "F") == [(2, 1, F_NONE)]        # texts have no facing
 
 
 def test_object_without_properties_is_walked_over(sim_cls):
@@ -257,7 +257,7 @@ def test_movers_use_the_rules_of_the_start_of_the_turn(sim_cls):
     # again only at the end of the turn, so keke still moves this turn.
     sim = sim_cls(make_level(["..b.", "K17.", "....", "k...", "B12."]))
     sim.step(DOWN)
-    assert where(sim, "7") == [(2, 2, F_DOWN)]
+    assert where(sim, "7") == [(2, 2, F_NONE)]
     assert where(sim, "k") == [(1, 3, F_RIGHT)]
     assert rule_words(sim) == ["baba is you"]
     sim.step(WAIT)
@@ -279,12 +279,15 @@ def test_kill_destroys_the_killer_too(sim_cls):
     assert sim.won is False
 
 
-def test_you_and_kill_object_destroys_itself_even_on_wait(sim_cls):
+def test_a_you_and_kill_object_is_a_turn_the_judge_cannot_play(sim_cls):
+    # The KILL check pairs baba with itself; the judge's bookkeeping breaks.
     sim = sim_cls(make_level(["B12", "...", "B14", "b.."]))
     assert where(sim, "b") == [(0, 3, F_NONE)]  # nothing happens at load
+    assert sim.illegal is None
     sim.step(WAIT)
-    assert where(sim, "b") == []
-    assert sim.dead is True
+    assert sim.illegal.startswith("the KILL check names Baba at (0, 3)")
+    with pytest.raises(RuntimeError, match="illegal turn"):
+        sim.step(WAIT)
 
 
 def test_kill_after_the_movers_step(sim_cls):
@@ -307,7 +310,7 @@ def test_sink_destroys_object_and_sink(sim_cls):
 def test_sink_leaves_texts_alone(sim_cls):
     sim = sim_cls(make_level(["B12..", "G10..", "bFg.."]))
     sim.step(RIGHT)
-    assert cell(sim, 2, 2) == {"F": F_RIGHT, "g": F_NONE}
+    assert cell(sim, 2, 2) == {"F": F_NONE, "g": F_NONE}
 
 
 def test_you_walking_onto_sink_dies_with_it(sim_cls):
@@ -331,11 +334,11 @@ def test_hot_does_not_destroy_what_does_not_melt(sim_cls):
     assert cell(sim, 1, 3) == {"b": F_RIGHT, "l": F_NONE}
 
 
-def test_hot_and_melt_object_destroys_itself(sim_cls):
+def test_a_hot_and_melt_object_is_a_turn_the_judge_cannot_play(sim_cls):
+    # The HOT/MELT check pairs the lava with itself.
     sim = sim_cls(make_level(["B12.", "....", "L18.", "....", "L19.", "l.b."]))
     sim.step(WAIT)
-    assert where(sim, "l") == []
-    assert where(sim, "b") == [(2, 5, F_NONE)]
+    assert sim.illegal.startswith("the HOT/MELT check names lava at (0, 5)")
 
 
 # ---------------------------------------------------------------------------
@@ -446,14 +449,15 @@ def test_transformed_object_gets_no_facing(sim_cls):
     assert sim.dead is True
 
 
-def test_transformation_merges_into_the_object_already_there(sim_cls):
+def test_transformation_keeps_two_objects_of_one_noun_on_a_cell(sim_cls):
     # The lower keke walks onto a baba while the upper keke closes
-    # "baba is keke": the baba becomes a keke in a cell that holds one.
+    # "baba is keke": the baba becomes a new keke, last in creation order,
+    # facing none, on the cell the other keke holds; that keke is hidden.
     sim = sim_cls(make_level(["B1.Kk.", "......", ".bk...", "......", "K12..."]))
     sim.step(LEFT)
     assert rule_words(sim) == ["baba is keke", "keke is you"]
-    assert where(sim, "b") == []
-    assert where(sim, "k") == [(1, 2, F_LEFT), (3, 0, F_LEFT)]
+    assert sim.objects() == [(T.KEKE, 3, 0, F_LEFT, False), (T.KEKE, 1, 2, F_LEFT, True),
+                             (T.KEKE, 1, 2, F_NONE, False)]
 
 
 def test_rules_formed_and_broken_in_the_same_turn(sim_cls):
@@ -488,6 +492,34 @@ def test_text_pushed_onto_a_you_object(sim_cls):
     # YOU, so it may enter a YOU object's cell.
     sim = sim_cls(make_level(["B12", "K12", "kFb"]))
     sim.step(RIGHT)
-    assert cell(sim, 2, 2) == {"b": F_NONE, "F": F_RIGHT}
+    assert cell(sim, 2, 2) == {"b": F_NONE, "F": F_NONE}
+    assert [hidden for *_, hidden in sim.objects()] == [False, True]   # keke, baba under the text
     assert where(sim, "k") == [(1, 2, F_RIGHT)]
+
+
+
+# ---------------------------------------------------------------------------
+# The judge's quirks (RULES.md, "What a position is"); each checked against
+# the judge by tests/test_judge_differential.py's random play as well.
+
+
+def test_players_move_in_creation_order_not_reading_order(sim_cls):
+    # The rock on the left becomes a baba at load: created last, it moves
+    # after the map's baba, so the two walk right together; in reading order
+    # the left one would have been blocked and left a gap.
+    sim = sim_cls(make_level(["B12...", "R1B...", "rb...."]))
+    sim.step(RIGHT)
+    assert sim.objects() == [(T.BABA, 2, 2, F_RIGHT, False), (T.BABA, 1, 2, F_RIGHT, False)]
+
+
+def test_a_later_background_object_hides_a_you_object_at_relayering(sim_cls):
+    # Baba steps onto grass, which comes after it in creation order; when
+    # keke's push makes the rules be read, relayering gives the slot to baba
+    # and then empties it for the grass: baba is hidden.
+    sim = sim_cls(make_level(["B12K12", "b.....", "a..5k."]))
+    sim.step(DOWN)
+    assert sim.objects()[0] == (T.BABA, 0, 2, F_DOWN, False)
+    sim.step(LEFT)
+    assert sim.objects() == [(T.BABA, 0, 2, F_DOWN, True), (T.GRASS, 0, 2, F_NONE, True),
+                             (T.KEKE, 3, 2, F_LEFT, False)]
 

@@ -35,6 +35,7 @@ __all__ = [
     "make_level",
     "cell",
     "where",
+    "things",
     "rule_words",
     "T",
     "run_cli",
@@ -85,15 +86,21 @@ ENGINES = [
 ]
 
 
+def things(sim) -> List[Tuple[int, int, int, int]]:
+    """(tile, x, y, facing) of every object and text (texts face none)."""
+    return ([(t, x, y, f) for t, x, y, f, _hidden in sim.objects()]
+            + [(t, x, y, 0) for t, x, y, _hidden in sim.texts()])
+
+
 def cell(sim, x: int, y: int) -> Dict[str, int]:
     """Keke char -> facing of everything in cell (x, y)."""
-    return {tiles.KEKE_CHARS[t]: f for t, ox, oy, f in sim.objects() if (ox, oy) == (x, y)}
+    return {tiles.KEKE_CHARS[t]: f for t, ox, oy, f in things(sim) if (ox, oy) == (x, y)}
 
 
 def where(sim, char: str) -> List[Tuple[int, int, int]]:
     """Sorted ``(x, y, facing)`` of every object or text of one Keke char."""
     tile = tiles.BY_KEKE_CHAR[char]
-    return sorted((x, y, f) for t, x, y, f in sim.objects() if t == tile)
+    return sorted((x, y, f) for t, x, y, f in things(sim) if t == tile)
 
 
 def rule_words(sim) -> List[str]:

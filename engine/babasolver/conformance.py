@@ -1,289 +1,296 @@
-"""Replay the Keke reference solutions on an engine and count the wins.
+"""Both engines against the judge, turn by turn.
 
-The public Keke level sets (``../shared/levels/keke/{demo,test,full_biy}
-_LEVELS.json``) ship one reference solution per level. Under the reference
-simulator every one of them wins except six levels of ``full_biy`` that
-RULES.md lists; those are reported but kept out of the pass/fail count.
+The judge (the Keke competition's `simulation.js`, in
+`../shared/keke-reference`) is the oracle: every frame an engine shows after
+a turn (objects in creation order with facing and hidden flag, texts in load
+order, the rule list, won, and whether the judge could play the turn) must
+be the judge's. The plays compared are:
 
-Three more levels of ``full_biy`` win under the reference simulator only
-through its defects, which RULES.md tells us not to copy (see
-``REFERENCE_DEFECT_LEVELS``). They count as not winning in the figure, are
-listed on their own lines, and do not make the run fail; any other level
-that does not win does.
+- random action strings on every level of the three shipped sets;
+- random small maps built from rule templates, which reach what the shipped
+  levels rarely do (several YOU or MOVE objects of one noun, nouns that are
+  both KILL and SINK, HOT and MELT, transformation chains and cycles,
+  `X is X`, texts pushed onto YOU objects);
+- the sets' stored solutions, whose outcome (the turn they win, or the turn
+  the judge cannot play, or the final position) must be the judge's.
 
-Run it as ``python -m babasolver.conformance [--engine reference|core]
-[--shared DIR]``.
+Run the full comparison as::
+
+    python -m babasolver.conformance --judge ../shared/keke-reference --strings 20 --turns 60
+
+(`--engine reference` for the pure-Python engine, `--maps N` for the number
+of generated maps). It prints the counts and every mismatch, and exits 1 if
+there is one.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import json
+import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Union
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
+from . import tiles
 from .errors import BabaError
+from .game import Simulation
+from .judge import Judge, JudgeFrame, Verdict
+from .level import Level, level_from_ascii, read_keke_set
+from .reference import ReferenceSimulation
 
-__all__ = [
-    "KNOWN_NON_WINNING",
-    "REFERENCE_DEFECT_LEVELS",
-    "SETS",
-    "ConformanceReport",
-    "LevelOutcome",
-    "find_shared_dir",
-    "main",
-    "replay",
-    "run",
-]
+__all__ = ["SETS", "ENGINES", "Differential", "StoredSolution", "shipped_levels", "random_actions",
+           "template_levels", "compare", "stored_solutions", "main"]
 
-#: The sets replayed, by name (file ``<name>_LEVELS.json``), in this order.
 SETS = ("demo", "test", "full_biy")
+ENGINES: Dict[str, Callable[[Level], object]] = {"core": Simulation, "reference": ReferenceSimulation}
 
-#: Levels whose stored solution does not win under the reference simulator
-#: either (RULES.md, "Known facts about the public level sets").
-KNOWN_NON_WINNING: Dict[str, set] = {"full_biy": {"21", "33", "37", "41", "46", "77"}}
-
-#: Levels whose stored solution wins under the reference simulator only
-#: through one of its defects, which RULES.md says not to copy. Found by
-#: replaying step by step and locating the first turn where the reference
-#: and RULES.md part ways.
-REFERENCE_DEFECT_LEVELS: Dict[str, Dict[str, str]] = {
-    "full_biy": {
-        "44": (
-            "turn 12 (d): the win text is pushed onto the YOU rock at (9,9), which "
-            "then walks on; by RULES.md the text, already moved, blocks the keke at "
-            "(9,8), but the reference's one-object-per-cell layer forgot the text "
-            "when the rock left, so its keke walks onto it"
-        ),
-        "84": (
-            "turn 1: five flags that are YOU and KILL destroy themselves; the "
-            "reference's destroyed-pair bookkeeping also drops a baba, a rock, "
-            "the keke and two goops from its object list (RULES.md: defect not copied)"
-        ),
-        "136": (
-            "turn 30 (u): the reference reads 'is' texts in the order they had at "
-            "load, not in their current reading order, so it finds 'flag is you' "
-            "before 'love is you' and moves the flag first (blocked by an unmoved "
-            "love); by RULES.md the loves move first and the flag follows"
-        ),
-    }
-}
-
-_LETTERS = {"u": 0, "d": 1, "l": 2, "r": 3, "s": 4}
+Play = Tuple[str, Level, List[int]]       # (label, level, actions)
 
 
-def _actions(actions: Union[str, Iterable[int]]) -> Iterable[int]:
-    if isinstance(actions, str):
-        for letter in actions:
-            try:
-                yield _LETTERS[letter.lower()]
-            except KeyError:
-                raise ValueError(f"not a Keke action letter: {letter!r}") from None
-    else:
-        yield from actions
+def shipped_levels(shared: Path) -> List[Tuple[str, object]]:
+    """(label, KekeLevel) of every level of the three sets."""
+    out = []
+    for name in SETS:
+        for entry in read_keke_set(shared / "levels" / "keke" / f"{name}_LEVELS.json"):
+            out.append((f"{name} {entry.id}", entry))
+    return out
 
 
-def replay(sim, actions: Union[str, Iterable[int]]) -> Optional[int]:
-    """Play ``actions`` (action ids, or a Keke ``udlrs`` string) on ``sim``
-    and return the 1-based turn at which it first wins, or None. Stops at
-    the first win: later actions are ignored."""
-    for turn, action in enumerate(_actions(actions), start=1):
-        sim.step(action)
-        if sim.won:
-            return turn
-    return None
+def random_actions(rng: random.Random, turns: int) -> List[int]:
+    """Runs of one action (players tend to walk), waits among them."""
+    out: List[int] = []
+    while len(out) < turns:
+        out += [rng.choice([0, 1, 2, 3, 0, 1, 2, 3, 4])] * rng.choice([1, 1, 2, 3, 4])
+    return out[:turns]
+
+
+# Rule sentences the generated maps are built from, in Keke characters.
+TEMPLATES = (
+    "F13", "R15", "W16", "K17", "B17", "R17", "K15",                     # win, push, stop, move
+    "L14", "G10", "R10", "S14", "B14", "B10", "K14",                     # kill, sink (and on YOU)
+    "L18", "B19", "R19", "L19", "A18", "A19", "K18",                     # hot, melt (both on one noun)
+    "B1R", "R1B", "R1F", "F1K", "K1B", "B1B", "R1R", "A1F", "K1K",       # transformations, X is X
+    "V15", "V13", "O17", "A17",
+)
+YOU_SENTENCES = ("B12", "K12", "R12", "A12")
+OBJECT_OF = {"B": "b", "K": "k", "R": "r", "F": "f", "W": "w", "L": "l", "G": "g", "S": "s",
+             "A": "a", "O": "o", "V": "v"}
+LOOSE_TEXTS = "BKRFL12345678901"
+
+
+def template_levels(rng: random.Random, count: int) -> List[Tuple[str, Level]]:
+    """Small random maps: a YOU rule with several objects of its noun, two
+    to four more rule sentences (some one push away from forming), objects
+    of every noun they name, loose texts, and texts between YOU objects."""
+    out = []
+    for k in range(count):
+        width, height = rng.randint(7, 10), rng.randint(6, 9)
+        grid = [["." for _ in range(width)] for _ in range(height)]
+
+        def free(cells: Sequence[Tuple[int, int]]) -> bool:
+            return all(0 <= x < width and 0 <= y < height and grid[y][x] == "." for x, y in cells)
+
+        def put(chars: str, gap: bool = False) -> bool:
+            for _ in range(30):
+                x, y = rng.randrange(width), rng.randrange(height)
+                across = rng.random() < 0.6
+                offsets = [0, 1, 3] if gap else list(range(len(chars)))
+                cells = [(x + i, y) if across else (x, y + i) for i in offsets]
+                if free(cells):
+                    for (cx, cy), char in zip(cells, chars):
+                        grid[cy][cx] = char
+                    return True
+            return False
+
+        def scatter(char: str, n: int) -> None:
+            for _ in range(n):
+                x, y = rng.randrange(width), rng.randrange(height)
+                if grid[y][x] == ".":
+                    grid[y][x] = char
+
+        sentences = [rng.choice(YOU_SENTENCES)] + rng.sample(TEMPLATES, rng.randint(2, 4))
+        for i, sentence in enumerate(sentences):
+            put(sentence, gap=i > 0 and rng.random() < 0.3)
+        you = OBJECT_OF[sentences[0][0]]
+        scatter(you, rng.randint(2, 3))
+        if rng.random() < 0.5:      # a text between two YOU objects, to be pushed onto one
+            put(you + rng.choice(LOOSE_TEXTS) + you)
+        for noun in sorted({c for sentence in sentences for c in sentence if c in OBJECT_OF}):
+            scatter(OBJECT_OF[noun], rng.randint(1, 3))
+        for char in rng.sample(LOOSE_TEXTS, rng.randint(0, 2)):
+            scatter(char, 1)
+        rows = ["_" * (width + 2)] + ["_" + "".join(row) + "_" for row in grid] + ["_" * (width + 2)]
+        out.append((f"map {k}", level_from_ascii("\n".join(rows), name=f"map {k}")))
+    return out
 
 
 @dataclass
-class LevelOutcome:
-    """What one reference solution does on the engine."""
-
-    set_name: str
-    level_id: str
-    length: int  # number of actions in the stored solution
-    won_at: Optional[int]  # 1-based turn of the first win, None if never
-    dead: bool  # the final state (after the last action played) is dead
-    category: str  # "checked", "excluded" (RULES.md's six) or "defect"
-    note: str = ""
-
-    @property
-    def won(self) -> bool:
-        return self.won_at is not None
-
-    def describe(self) -> str:
-        if self.won_at is not None:
-            return f"wins at step {self.won_at} of {self.length}"
-        end = "ends dead" if self.dead else "ends alive"
-        return f"does not win in {self.length} steps ({end})"
-
-    def label(self) -> str:
-        return f"{self.set_name} {self.level_id}"
-
-
-@dataclass
-class ConformanceReport:
-    """Per-level outcomes and the counts over them."""
+class Differential:
+    """How an engine compared with the judge."""
 
     engine: str
-    outcomes: List[LevelOutcome] = field(default_factory=list)
+    strings: int = 0
+    turns: int = 0
+    identical: int = 0                      # strings identical on every turn
+    mismatches: List[str] = field(default_factory=list)
 
-    @property
-    def counted(self) -> List[LevelOutcome]:
-        """The levels in the pass/fail count (all but RULES.md's six)."""
-        return [o for o in self.outcomes if o.category != "excluded"]
+    def add(self, other: "Differential") -> None:
+        self.strings += other.strings
+        self.turns += other.turns
+        self.identical += other.identical
+        self.mismatches += other.mismatches
 
-    @property
-    def excluded(self) -> List[LevelOutcome]:
-        return [o for o in self.outcomes if o.category == "excluded"]
-
-    @property
-    def passed(self) -> int:
-        return sum(1 for o in self.counted if o.won)
-
-    @property
-    def failed(self) -> int:
-        return sum(1 for o in self.counted if not o.won)
-
-    @property
-    def failures(self) -> List[LevelOutcome]:
-        """Counted levels that do not win and are not known reference-defect
-        levels: these make the run fail."""
-        return [o for o in self.counted if not o.won and o.category != "defect"]
-
-    @property
-    def defect_failures(self) -> List[LevelOutcome]:
-        """Known reference-defect levels that do not win (expected)."""
-        return [o for o in self.counted if not o.won and o.category == "defect"]
-
-    @property
-    def ok(self) -> bool:
-        return not self.failures
-
-    def summary(self) -> str:
-        total = len(self.counted)
-        percent = 100.0 * self.passed / total if total else 0.0
-        line = (
-            f"conformance: {self.passed} of {total} reference solutions win "
-            f"({percent:.1f}%); {len(self.excluded)} excluded"
-        )
-        if self.defect_failures:
-            ids = ", ".join(o.label() for o in self.defect_failures)
-            line += f"; {len(self.defect_failures)} win only through reference defects ({ids})"
-        return line
-
-    def lines(self) -> List[str]:
-        out = [f"FAIL {o.label()}: {o.describe()}" for o in self.failures]
-        out += [
-            f"reference defect {o.label()}: {o.describe()} -- {o.note}"
-            for o in self.defect_failures
-        ]
-        out += [f"excluded {o.label()}: {o.describe()}" for o in self.excluded]
-        out.append(self.summary())
-        return out
+    def line(self, what: str) -> str:
+        return (f"{self.engine} vs judge, {what}: {self.strings} strings, {self.turns} turns, "
+                f"{self.identical} identical, {len(self.mismatches)} mismatching")
 
 
-def _category(set_name: str, level_id: str) -> str:
-    if level_id in KNOWN_NON_WINNING.get(set_name, ()):
-        return "excluded"
-    if level_id in REFERENCE_DEFECT_LEVELS.get(set_name, {}):
-        return "defect"
-    return "checked"
+def _engine_frame(sim) -> JudgeFrame:
+    return JudgeFrame(sim.objects(), sim.texts(), sim.rules(), bool(sim.won), sim.illegal is not None)
 
 
-def run(
-    shared_dir: Union[str, "os.PathLike[str]"],
-    sim_factory: Callable,
-    engine: str = "",
-    sets: Sequence[str] = SETS,
-) -> ConformanceReport:
-    """Replay every reference solution of the Keke sets under
-    ``shared_dir/levels/keke`` on ``sim_factory(level)``."""
-    from .level import read_keke_set
-
-    folder = Path(shared_dir) / "levels" / "keke"
-    report = ConformanceReport(engine=engine or getattr(sim_factory, "__name__", ""))
-    for set_name in sets:
-        path = folder / f"{set_name}_LEVELS.json"
-        if not path.is_file():
-            raise FileNotFoundError(f"{path}: Keke level set not found")
-        for entry in read_keke_set(path):
-            sim = sim_factory(entry.level)
-            won_at = replay(sim, entry.solution)
-            category = _category(set_name, entry.id)
-            report.outcomes.append(
-                LevelOutcome(
-                    set_name=set_name,
-                    level_id=entry.id,
-                    length=len(entry.solution),
-                    won_at=won_at,
-                    dead=bool(sim.dead),
-                    category=category,
-                    note=REFERENCE_DEFECT_LEVELS.get(set_name, {}).get(entry.id, ""),
-                )
-            )
-    return report
-
-
-def _has_sets(shared: Path) -> bool:
-    return (shared / "levels" / "keke").is_dir()
-
-
-def find_shared_dir(start: Optional[Path] = None) -> Optional[Path]:
-    """The ``shared`` folder next to the repository: ``BABA_SHARED`` if set,
-    else ``../shared`` from the current directory, else ``../shared`` from
-    each parent of this package's location. None if none holds
-    ``levels/keke``."""
-    env = os.environ.get("BABA_SHARED")
-    if env:
-        return Path(env)
-    here = Path(start) if start is not None else Path.cwd()
-    candidates = [here.parent / "shared"]
-    candidates += [p.parent / "shared" for p in Path(__file__).resolve().parents if p != p.parent]
-    for candidate in candidates:
-        if _has_sets(candidate):
-            return candidate.resolve()
+def _difference(ours: JudgeFrame, theirs: JudgeFrame) -> Optional[str]:
+    """What differs; on a turn the judge cannot play, only that both say so
+    (the judge's own position is then no longer the game)."""
+    if ours.defect or theirs.defect:
+        return None if ours.defect == theirs.defect else f"defect: engine {ours.defect} / judge {theirs.defect}"
+    for name in ("objects", "texts", "rules", "won"):
+        a, b = getattr(ours, name), getattr(theirs, name)
+        if a != b:
+            return f"{name}: engine {a} / judge {b}"
     return None
 
 
-def _engine_factory(name: str) -> Callable:
-    if name == "reference":
-        from .reference import ReferenceSimulation
+def compare(judge: Judge, engine: str, plays: Sequence[Play]) -> Differential:
+    """Play each (label, level, actions) in the engine and the judge, and
+    compare every frame until the judge's play stops (a win or a turn it
+    cannot play)."""
+    make = ENGINES[engine]
+    result = Differential(engine)
+    verdicts = judge.verdicts([(level, actions) for _, level, actions in plays], frames=True)
+    for (label, level, actions), verdict in zip(plays, verdicts):
+        sim = make(level)
+        result.strings += 1
+        problem = _difference(_engine_frame(sim), verdict.frames[0])
+        turn = 0
+        for turn, frame in enumerate(verdict.frames[1:], start=1):
+            if problem is not None:
+                break
+            sim.step(actions[turn - 1])
+            result.turns += 1
+            problem = _difference(_engine_frame(sim), frame)
+        if problem is None:
+            result.identical += 1
+        else:
+            keke = "".join("udlrs"[a] for a in actions[:turn])
+            result.mismatches.append(f"{label} after '{keke}' (turn {turn}): {problem}")
+    return result
 
-        return ReferenceSimulation
-    from .game import Simulation
 
-    return Simulation
+@dataclass
+class StoredSolution:
+    label: str
+    moves: int
+    engine: str                 # "wins at k", "breaks at k" or "does not win"
+    judge: str
+    same_end: bool              # the final positions agree (when neither wins nor breaks)
+
+    @property
+    def agree(self) -> bool:
+        return self.engine == self.judge and self.same_end
+
+
+def _outcome(won_at: Optional[int], broke_at: Optional[int]) -> str:
+    if broke_at is not None:
+        return f"breaks at {broke_at}"
+    if won_at is not None:
+        return f"wins at {won_at}"
+    return "does not win"
+
+
+def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, object]]) -> List[StoredSolution]:
+    """Each stored solution's outcome in the engine and in the judge."""
+    from .notation import parse_solution
+
+    make = ENGINES[engine]
+    plays = [(label, entry.level, parse_solution(entry.solution)) for label, entry in entries]
+    verdicts = judge.verdicts([(level, actions) for _, level, actions in plays], frames=True)
+    rows = []
+    for (label, level, actions), verdict in zip(plays, verdicts):
+        sim = make(level)
+        won_at = broke_at = None
+        for turn, action in enumerate(actions, start=1):
+            sim.step(action)
+            if sim.illegal is not None:
+                broke_at = turn
+                break
+            if sim.won:
+                won_at = turn
+                break
+        same_end = True
+        if won_at is None and broke_at is None:
+            same_end = _difference(_engine_frame(sim), verdict.frames[-1]) is None
+        rows.append(StoredSolution(label, len(actions), _outcome(won_at, broke_at),
+                                   _outcome(verdict.won_at, verdict.defect_at), same_end))
+    return rows
+
+
+def run(judge: Judge, shared: Path, engine: str, strings: int, turns: int, maps: int,
+        seed: int = 0) -> Tuple[Differential, Differential, List[StoredSolution]]:
+    """The whole comparison: (shipped levels, generated maps, stored solutions)."""
+    rng = random.Random(seed)
+    entries = shipped_levels(shared)
+    shipped = compare(judge, engine, [(label, entry.level, random_actions(rng, turns))
+                                      for label, entry in entries for _ in range(strings)])
+    generated = compare(judge, engine, [(label, level, random_actions(rng, turns))
+                                        for label, level in template_levels(rng, maps)
+                                        for _ in range(max(1, strings // 4))])
+    return shipped, generated, stored_solutions(judge, engine, entries)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m babasolver.conformance",
-        description="Replay the Keke reference solutions and count how many win.",
-    )
-    parser.add_argument(
-        "--engine", choices=("reference", "core"), default="reference",
-        help="simulator to replay on (default: reference)",
-    )
-    parser.add_argument(
-        "--shared", metavar="DIR",
-        help="the shared folder holding levels/keke (default: $BABA_SHARED, else ../shared)",
-    )
+    parser = argparse.ArgumentParser(prog="python -m babasolver.conformance",
+                                     description="Compare an engine with the Keke judge, turn by turn.")
+    parser.add_argument("--judge", required=True, metavar="DIR", help="folder holding simulation.js")
+    parser.add_argument("--shared", default=None, metavar="DIR",
+                        help="folder holding levels/keke (default: the judge folder's parent)")
+    parser.add_argument("--engine", choices=sorted(ENGINES), default="core")
+    parser.add_argument("--strings", type=int, default=20, help="random strings per shipped level")
+    parser.add_argument("--turns", type=int, default=60, help="turns per string")
+    parser.add_argument("--maps", type=int, default=400, help="generated maps")
+    parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
-    shared = Path(args.shared) if args.shared else find_shared_dir()
-    if shared is None or not _has_sets(shared):
-        where = shared if shared is not None else "../shared"
-        print(f"conformance: error: {where}/levels/keke not found (use --shared DIR)", file=sys.stderr)
-        return 2
     try:
-        report = run(shared, _engine_factory(args.engine), engine=args.engine)
-    except (OSError, ValueError, BabaError) as error:  # missing set, bad level file
-        print(f"conformance: error: {error}", file=sys.stderr)
+        judge = Judge(args.judge)
+        shared = Path(args.shared) if args.shared else Path(args.judge).resolve().parent
+        shipped, generated, stored = run(judge, shared, args.engine, args.strings, args.turns,
+                                         args.maps, args.seed)
+    except BabaError as e:
+        print(f"conformance: error: {e}", file=sys.stderr)
         return 2
-    for line in report.lines():
-        print(line)
-    return 0 if report.ok else 1
+    print(shipped.line("shipped levels"))
+    print(generated.line("generated maps"))
+    agree = sum(1 for row in stored if row.agree)
+    print(f"{args.engine} vs judge, stored solutions: {agree} of {len(stored)} agree")
+    counts: Dict[str, int] = {}
+    for row in stored:
+        kind = row.judge.split(" at ")[0]
+        counts[kind] = counts.get(kind, 0) + 1
+    print("  judge: " + ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items())))
+    for row in stored:
+        if not row.judge.startswith("wins"):
+            print(f"  {row.label}: judge {row.judge}, engine {row.engine}"
+                  + ("" if row.same_end else ", final positions differ"))
+    for line in shipped.mismatches + generated.mismatches:
+        print("MISMATCH " + line)
+    for row in stored:
+        if not row.agree:
+            print(f"MISMATCH stored solution {row.label}: engine {row.engine}, judge {row.judge}"
+                  + ("" if row.same_end else ", final positions differ"))
+    bad = shipped.mismatches or generated.mismatches or any(not row.agree for row in stored)
+    return 1 if bad else 0
 
 
 if __name__ == "__main__":
