@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from .errors import BabaError
+from . import render
 from .game import replay
 from .judge import Judge
 from .level import Level, find_level_folders, read_folder, read_keke_set
@@ -585,6 +586,26 @@ def judge_outcomes(judge: "Judge", tasks: Sequence[LevelTask], outcomes: Sequenc
         o.judge = verdict.describe(len(o.solution or []))
 
 
+def write_replays(folder: Path, tasks: Sequence[LevelTask], outcomes: Sequence[LevelOutcome],
+                  title: str) -> Path:
+    """An HTML replay per solved level and an index of every level; the index's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    by_id = {t.id: t for t in tasks}
+    rows = []
+    for o in outcomes:
+        link = None
+        if o.solved and o.verified and o.solution is not None:
+            link = "".join(c if c.isalnum() or c in "-_" else "_" for c in o.id) + ".html"
+            level = by_id[o.id].level
+            render.write_html(level, replay(level, o.solution, keep_frames=True).frames, folder / link,
+                              title=f"{title} #{o.id}")
+        status = o.status if o.proven_shortest or not o.solved else "solved, not proven shortest"
+        rows.append((o.id, status, o.moves, link))
+    index = folder / "index.html"
+    render.write_index_html(rows, index, title)
+    return index
+
+
 # --------------------------------------------------------------------------
 # Summary
 
@@ -1076,6 +1097,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser
                         help="both: breadth-first search and a satisficing search within one budget;"
                              " shortest: breadth-first search only; fast: the first solution of the"
                              f" satisficing search, shortened (default {DEFAULT_MODE})")
+    parser.add_argument("--replays", default=None, metavar="DIR",
+                        help="write an HTML replay of every level solved into DIR, and an index.html")
     parser.add_argument("--judge", default=None, metavar="DIR",
                         help="also replay every solution found in the Keke competition's judge"
                              " (DIR holds its simulation.js) with node")
@@ -1171,6 +1194,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.report is not None:
         write_report(args.report, build_report(str(args.set), args.timeout, args.max_states, outcomes, summary))
         out.write(f"\nreport written to {args.report}\n")
+    if args.replays is not None:
+        index = write_replays(Path(args.replays), tasks, outcomes, str(args.set))
+        out.write(f"\nreplays written to {args.replays} (open {index})\n")
     if summary.wrong or summary.errors or summary.judge_rejected_ids:
         bad = summary.wrong_ids + summary.error_ids + summary.judge_rejected_ids
         sys.stderr.write(f"baba bench: BUG: {summary.wrong} solution(s) failed to replay,"

@@ -37,7 +37,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Text
 
 from . import __version__, tiles
 from .errors import BabaError
-from .game import ACTION_NAMES, Frame, rule_text
+from . import render
+from .game import ACTION_NAMES, Frame, Replay, rule_text
 from .judge import Judge
 from .level import (
     CONTENT_FILE,
@@ -765,8 +766,16 @@ def add_show_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPar
         type=float,
         metavar="S",
         default=0.25,
-        help="seconds between animation steps (default: 0.25)",
+        help="seconds between animation steps, and per GIF or HTML frame (default: 0.25)",
     )
+    p.add_argument("--png", metavar="OUT.png", default=None,
+                   help="draw one frame as a PNG: the level, or with SOLUTION its last frame (see --step)")
+    p.add_argument("--step", type=int, metavar="K", default=None,
+                   help="with --png: draw the frame after K steps instead")
+    p.add_argument("--gif", metavar="OUT.gif", default=None,
+                   help="write the replay as an animated GIF, a frame per step (the last one holds)")
+    p.add_argument("--html", metavar="OUT.html", default=None,
+                   help="write the replay as one self-contained HTML page to step through")
     p.allow_intermixed = True  # LEVEL [--id ID] SOLUTION in any order
     p.set_defaults(run=cmd_show)
 
@@ -820,10 +829,26 @@ def _frame_text(level: Level, frame: "Frame", total: int) -> str:
     return f"{header}\n{render_grid(level, frame)}\nrules: {rules}"
 
 
+def _write_pictures(args: argparse.Namespace, level: Level, result: "Replay") -> None:
+    """The --png, --gif and --html outputs of show."""
+    frames = result.frames
+    if args.step is not None and not 0 <= args.step < len(frames):
+        raise BabaError(f"--step must be between 0 and {len(frames) - 1} (the steps played), got {args.step}")
+    for option, path in (("--png", args.png), ("--gif", args.gif), ("--html", args.html)):
+        if path is not None and not Path(path).parent.is_dir():
+            raise BabaError(f"{path}: cannot write {option}: no such folder {Path(path).parent}")
+    if args.png:
+        render.write_png(level, frames[args.step if args.step is not None else -1], args.png)
+    if args.gif:
+        render.write_gif(level, frames, args.gif, delay_ms=max(10, int(args.delay * 1000)))
+    if args.html:
+        render.write_html(level, frames, args.html, title=level.name, delay_ms=max(10, int(args.delay * 1000)))
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     entry = keke_level_from_args(args)
     level = entry.level if entry is not None else level_from_args(args)
-    if args.solution is None and not args.json:
+    if args.solution is None and not (args.json or args.png or args.gif or args.html):
         print(render_level(level, entry))
         return 0
     if args.delay < 0:
@@ -836,6 +861,11 @@ def cmd_show(args: argparse.Namespace) -> int:
     total = len(actions)
     result = replay(level, actions, keep_frames=True)
     status = 0 if result.won or args.solution is None else 1
+
+    if args.png or args.gif or args.html:
+        _write_pictures(args, level, result)
+        print(result.summary(total) if args.solution is not None else level.name)
+        return status
 
     if args.json:
         records = [frame.record() for frame in result.frames]
