@@ -2,7 +2,7 @@
 """Tile ids, masks and tables of babasolver, generated from tiles.json.
 
 A tile's id is its position in tiles.json (``EMPTY`` is 0) and its mask is
-``1 << id``. The same names exist in C (``engine/_tiles.h``: ``T_BABA``,
+``1 << id``. The same names exist in C (``engine/babasolver/_tiles.h``: ``T_BABA``,
 ``M_BABA``, ...) and Cython (``engine/_tiles.pxd``).
 """
 from typing import Final
