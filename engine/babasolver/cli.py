@@ -965,11 +965,9 @@ def _silence_stdout() -> None:
 
 def _tolerate_narrow_encodings() -> None:
     """Arrows and other non-ASCII output must not crash on a terminal whose
-    encoding lacks them: escape what cannot be encoded instead."""
+    encoding lacks them, nor a lone surrogate from a level file on any:
+    escape what cannot be encoded instead."""
     for stream in (sys.stdout, sys.stderr):
-        encoding = (getattr(stream, "encoding", None) or "").lower().replace("_", "-")
-        if encoding.startswith("utf"):
-            continue
         with contextlib.suppress(AttributeError, ValueError, OSError):
             stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
 

@@ -269,6 +269,7 @@ def read_folder(path: PathLike) -> Level:
                 raise LevelError(f"character {ch!r} is not declared in {TILES_FILE}", content_path, n, c)
             grid.append(tid)
     name = folder.resolve().name or str(folder)
+    _check_size(width, len(lines), content_path)
     return Level(name=name, width=width, height=len(lines), grid=tuple(grid))
 
 
@@ -295,7 +296,19 @@ def _parse_map(text: str, name: str) -> Level:
             if tid is None:
                 raise LevelError(f"row {r}, column {c}: unknown map character {ch!r}")
             grid.append(tid)
+    _check_size(width, len(rows))
     return Level(name=name, width=width, height=len(rows), grid=tuple(grid))
+
+
+#: The most cells the engine plays, counting the ring of border it adds
+#: around a level that has none (a cell is 16 bits in a position).
+MAX_CELLS = 65_535
+
+
+def _check_size(width: int, height: int, path: Optional[Path] = None) -> None:
+    if (width + 2) * (height + 2) > MAX_CELLS:
+        raise LevelError(f"level too large: {width}x{height} cells; the engine plays levels of up to "
+                         f"{MAX_CELLS:,} cells counting a ring of border around them (about 253x253)", path)
 
 
 def level_from_ascii(text: str, name: str = "") -> Level:
@@ -313,6 +326,10 @@ def _load_json(path: Path) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as e:
         raise LevelError(f"malformed JSON: {e.msg}", path, e.lineno, e.colno) from None
+    except (ValueError, RecursionError) as e:
+        # Integers past Python's digit limit, or nesting past the recursion limit.
+        reason = "nested too deeply" if isinstance(e, RecursionError) else str(e).split(";")[0]
+        raise LevelError(f"malformed JSON: {reason}", path) from None
 
 
 def _entries(path: Path) -> List[Any]:
@@ -349,7 +366,7 @@ def _entry_id(path: Path, i: int, entry: Dict[str, Any]) -> str:
     lid = entry["id"]
     if isinstance(lid, bool) or not isinstance(lid, (int, str)):
         raise LevelError(f'levels[{i}]: "id" is {_json_type(lid)}, expected a string or an integer', path)
-    return str(lid)
+    return printable(str(lid))
 
 
 def _ids(path: Path, entries: List[Dict[str, Any]]) -> List[str]:
@@ -364,13 +381,26 @@ def _ids(path: Path, entries: List[Dict[str, Any]]) -> List[str]:
     return ids
 
 
+def printable(text: str) -> str:
+    """`text` with control characters and lone surrogates escaped, so that
+    it prints safely on any terminal."""
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if code < 0x20 or 0x7F <= code < 0xA0 or 0xD800 <= code <= 0xDFFF:
+            out.append(f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 def _optional_str(path: Path, lid: str, entry: Dict[str, Any], field: str) -> str:
     value = entry.get(field)
     if value is None:
         return ""
     if not isinstance(value, str):
         raise LevelError(f'level id {lid}: "{field}" is {_json_type(value)}, expected a string', path)
-    return value
+    return value if field == "solution" else printable(value)
 
 
 def _make_keke_level(path: Path, lid: str, entry: Dict[str, Any]) -> KekeLevel:
