@@ -657,9 +657,13 @@ cdef class Workspace:
             if pos.alive[thing] != (self.changed_values[k] != 0):
                 lists_stale = True
             place(geo, pos, thing, self.changed_values[k], self.surprise)
-        scan_rules(geo, pos, &self.scanned)     # reads only texts' slots
-        if not same_rules(&self.scanned, &self.props):
-            return 1                            # layers may change everywhere
+        for k in range(changed):
+            if is_text(geo, self.touched[k]):
+                # Only texts' slots decide the scan: read it again.
+                scan_rules(geo, pos, &self.scanned)
+                if not same_rules(&self.scanned, &self.props):
+                    return 1                    # layers may change everywhere
+                break
         for k in range(changed):
             thing = self.touched[k]
             if (not is_text(geo, thing) and pos.alive[thing]

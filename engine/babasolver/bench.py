@@ -52,7 +52,7 @@ from .judge import Judge
 from .level import Level, find_level_folders, read_folder, read_keke_set
 from .notation import parse_solution, to_keke
 from . import solver
-from .solver import DEFAULT_MODE, MODES, solve
+from .solver import DEFAULT_MODE, MODES, Status, solve
 
 __all__ = [
     "AGENT",
@@ -85,15 +85,11 @@ DEFAULT_MAX_STATES = solver.DEFAULT_MAX_STATES
 DEFAULT_JOBS = 1
 PROGRESS_EVERY = 0.25              # seconds between progress samples
 
-# Statuses. The first five come from the solver; the rest are the bench's own.
-SOLVED = "solved"
-UNSOLVABLE = "unsolvable"
-STATE_LIMIT = "state limit"
-TIME_LIMIT = "time limit"
-INTERRUPTED = "interrupted"
-MEMORY_LIMIT = "memory limit"      # MemoryError, or the worker process died
-WRONG = "wrong"                    # a solution that does not replay to a win
-ERROR = "error"                    # the search raised an unexpected exception
+# Statuses (solver.Status): the first six come from the solver, WRONG and
+# ERROR are the bench's own; MEMORY_LIMIT also when a worker process died.
+SOLVED, UNSOLVABLE, INTERRUPTED = Status.SOLVED, Status.UNSOLVABLE, Status.INTERRUPTED
+STATE_LIMIT, TIME_LIMIT, MEMORY_LIMIT = Status.STATE_LIMIT, Status.TIME_LIMIT, Status.MEMORY_LIMIT
+WRONG, ERROR = Status.WRONG, Status.ERROR
 
 LIMIT_STATUSES = (STATE_LIMIT, TIME_LIMIT, MEMORY_LIMIT, INTERRUPTED)
 

@@ -40,6 +40,7 @@ from .errors import BabaError
 from . import render
 from .game import ACTION_NAMES, Frame, Replay, rule_text
 from .judge import Judge
+from .solver import Status
 from .level import (
     CONTENT_FILE,
     TILES_FILE,
@@ -301,14 +302,7 @@ def add_mode_argument(parser: argparse.ArgumentParser) -> None:
 
 
 #: Exit status per search status.
-_SOLVE_EXIT = {
-    "solved": 0,
-    "unsolvable": 1,
-    "state limit": 1,
-    "time limit": 1,
-    "memory limit": 1,
-    "interrupted": EXIT_INTERRUPTED,
-}
+_SOLVE_EXIT = {Status.SOLVED: 0, Status.INTERRUPTED: EXIT_INTERRUPTED}   # anything else: 1
 
 
 def _status_line(result: Any, max_states: int, timeout: Optional[float]) -> str:
@@ -563,8 +557,8 @@ def _solve_all(args: argparse.Namespace) -> int:
                                        status_line, prefix, mode=args.mode)
             except BabaError as e:
                 status_line.clear()
-                rows.append(_Row(task.id, "error", error=str(e), record={
-                    "id": task.id, "level": None, "status": "error", "error": str(e),
+                rows.append(_Row(task.id, Status.ERROR, error=str(e), record={
+                    "id": task.id, "level": None, "status": Status.ERROR, "error": str(e),
                     "solution": None, "stats": None,
                 }))
                 continue
@@ -599,7 +593,7 @@ def _solve_all(args: argparse.Namespace) -> int:
 
     if interrupted:
         return EXIT_INTERRUPTED
-    if any(row.status == "error" for row in rows):
+    if any(row.status == Status.ERROR for row in rows):
         return EXIT_ERROR
     if any(row.status != solver.SOLVED for row in rows):
         return 1
@@ -627,9 +621,10 @@ def _print_table(rows: List[_Row], total: int) -> None:
     counts: Dict[str, int] = {}
     for row in rows:
         counts[row.status] = counts.get(row.status, 0) + 1
-    order = ["solved", "unsolvable", "time limit", "state limit", "memory limit", "interrupted", "error"]
+    order = [Status.SOLVED, Status.UNSOLVABLE, Status.TIME_LIMIT, Status.STATE_LIMIT,
+             Status.MEMORY_LIMIT, Status.INTERRUPTED, Status.ERROR]
     parts = [f"{counts[s]} {s}" for s in order if counts.get(s)]
-    unproven = sum(1 for row in rows if row.status == "solved" and not row.proven)
+    unproven = sum(1 for row in rows if row.status == Status.SOLVED and not row.proven)
     if unproven:
         parts.insert(1, f"{unproven} of them not proven shortest (moves marked ?)")
     states = sum(row.states or 0 for row in rows)

@@ -38,6 +38,7 @@ from .errors import BabaError
 from .game import Simulation
 from .judge import Judge, JudgeFrame, Verdict
 from .level import Level, level_from_ascii, read_keke_set
+from .notation import parse_solution, to_keke
 from .reference import ReferenceSimulation
 
 __all__ = ["SETS", "ENGINES", "Differential", "StoredSolution", "shipped_levels", "random_actions",
@@ -184,7 +185,7 @@ def compare(judge: Judge, engine: str, plays: Sequence[Play]) -> Differential:
         if problem is None:
             result.identical += 1
         else:
-            keke = "".join("udlrs"[a] for a in actions[:turn])
+            keke = to_keke(actions[:turn])
             result.mismatches.append(f"{label} after '{keke}' (turn {turn}): {problem}")
     return result
 
@@ -212,8 +213,6 @@ def _outcome(won_at: Optional[int], broke_at: Optional[int]) -> str:
 
 def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, object]]) -> List[StoredSolution]:
     """Each stored solution's outcome in the engine and in the judge."""
-    from .notation import parse_solution
-
     make = ENGINES[engine]
     plays = [(label, entry.level, parse_solution(entry.solution)) for label, entry in entries]
     verdicts = judge.verdicts([(level, actions) for _, level, actions in plays], frames=True)

@@ -13,10 +13,10 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 from . import tiles
 from ._core import CoreSimulation
 from .level import Level
+from .notation import WORDS, Action
 
-ACTION_BY_LETTER = {"u": 0, "d": 1, "l": 2, "r": 3, "s": 4}
-ACTION_NAMES = ("up", "down", "left", "right", "wait")
-FACING_NAMES = ("none", "up", "down", "left", "right")
+ACTION_NAMES = WORDS
+FACING_NAMES = ("none",) + WORDS[:4]    # facing id = action id + 1
 
 ObjectView = Tuple[int, int, int, int, bool]     # tile, x, y, facing, hidden
 TextView = Tuple[int, int, int, bool]            # tile, x, y, hidden
@@ -45,7 +45,7 @@ class Simulation:
 
     def step_keke(self, letters: str) -> None:
         for letter in letters:
-            self.step(ACTION_BY_LETTER[letter.lower()])
+            self.step(Action.from_letter(letter))
 
     def objects(self) -> List[ObjectView]:
         """(tile, x, y, facing, hidden) of every object, in creation order."""

@@ -31,23 +31,58 @@ Whitespace and commas between moves are ignored. So ``rrr``, ``RRR``,
 
 from __future__ import annotations
 
+from enum import IntEnum
 from typing import Iterable, List, Tuple
 
 from .errors import BabaError
 
 __all__ = [
-    "UP", "DOWN", "LEFT", "RIGHT", "WAIT", "ACTIONS",
-    "KEKE_LETTERS", "ARROWS",
+    "Action", "UP", "DOWN", "LEFT", "RIGHT", "WAIT", "ACTIONS",
+    "KEKE_LETTERS", "ARROWS", "WORDS",
     "to_keke", "to_arrows", "runs", "parse_solution",
 ]
-
-UP, DOWN, LEFT, RIGHT, WAIT = 0, 1, 2, 3, 4
-ACTIONS = (UP, DOWN, LEFT, RIGHT, WAIT)
 
 #: Keke letter per action id.
 KEKE_LETTERS = "udlrs"
 #: Arrow-run symbol per action id (wait is the letter ``s``).
 ARROWS = ("↑", "↓", "←", "→", "s")
+#: Word per action id (as in ``show --json``).
+WORDS = ("up", "down", "left", "right", "wait")
+
+
+class Action(IntEnum):
+    """A turn's action. Its value is the action id the core takes; facing
+    ids are action id + 1 (0 is facing none)."""
+
+    UP = 0
+    DOWN = 1
+    LEFT = 2
+    RIGHT = 3
+    WAIT = 4
+
+    @property
+    def letter(self) -> str:
+        return KEKE_LETTERS[self]
+
+    @property
+    def arrow(self) -> str:
+        return ARROWS[self]
+
+    @property
+    def word(self) -> str:
+        return WORDS[self]
+
+    @classmethod
+    def from_letter(cls, letter: str) -> "Action":
+        """u d l r s, either case."""
+        index = KEKE_LETTERS.find(letter.lower()) if len(letter) == 1 else -1
+        if index < 0:
+            raise ValueError(f"not a Keke action letter: {letter!r}")
+        return cls(index)
+
+
+UP, DOWN, LEFT, RIGHT, WAIT = Action
+ACTIONS = tuple(Action)
 
 # The longest run one count may ask for; guards against "999999999999r".
 MAX_RUN = 1_000_000
@@ -98,7 +133,7 @@ def _describe(ch: str) -> str:
     return f"{ch!r} (U+{ord(ch):04X})"
 
 
-def parse_solution(text: str) -> List[int]:
+def parse_solution(text: str) -> List[Action]:
     """Actions from Keke letters or arrow runs (see the module docs).
 
     Raises :class:`~babasolver.errors.BabaError` naming the first bad
@@ -140,7 +175,7 @@ def parse_solution(text: str) -> List[int]:
                 f"bad solution: character {_describe(ch)} at position {i + 1}:"
                 " expected u, d, l, r, s (any case), an arrow ↑ ↓ ← → ^ v < > or a count"
             )
-        actions.extend([action] * count)
+        actions.extend([Action(action)] * count)
         i += 1
     return actions
 

@@ -16,12 +16,11 @@ from collections import Counter
 from typing import Dict, List, Optional, Set, Tuple
 
 from . import tiles as T
+from .notation import DOWN, LEFT, RIGHT, UP, WAIT, Action
 
-__all__ = ["ReferenceSimulation", "KEKE_ACTIONS"]
+__all__ = ["ReferenceSimulation"]
 
-UP, DOWN, LEFT, RIGHT, WAIT = 0, 1, 2, 3, 4
 STEP = {UP: (0, -1), DOWN: (0, 1), LEFT: (-1, 0), RIGHT: (1, 0)}
-KEKE_ACTIONS = {"u": UP, "d": DOWN, "l": LEFT, "r": RIGHT, "s": WAIT}
 OPPOSITE = {1: 2, 2: 1, 3: 4, 4: 3}       # facings: 1 up, 2 down, 3 left, 4 right
 
 Cell = Tuple[int, int]
@@ -164,7 +163,7 @@ class ReferenceSimulation:
 
     def step_keke(self, letters: str) -> None:
         for letter in letters:
-            self.step(KEKE_ACTIONS[letter.lower()])
+            self.step(Action.from_letter(letter))
 
     def step(self, action: int) -> None:
         if self.illegal is not None:

@@ -28,19 +28,38 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Callable, Optional
 
 from . import tiles
 from ._core import CoreLevel, Expander, StateStore
 from .level import Level
+from .notation import Action
 from .satisfice import first_solution, shorten
 
-SOLVED = "solved"
-UNSOLVABLE = "unsolvable"          # frontier exhausted: no solution exists
-LIMIT_STATES = "state limit"
-LIMIT_TIME = "time limit"
-LIMIT_MEMORY = "memory limit"      # the visited table could not grow
-INTERRUPTED = "interrupted"
+class Status(str, Enum):
+    """How a search (or, in the bench, a level's run) ended. The values are
+    the words every output uses."""
+
+    SOLVED = "solved"
+    UNSOLVABLE = "unsolvable"          # every reachable state was seen: no solution exists
+    STATE_LIMIT = "state limit"
+    TIME_LIMIT = "time limit"
+    MEMORY_LIMIT = "memory limit"      # the visited table could not grow
+    INTERRUPTED = "interrupted"
+    WRONG = "wrong"                    # the bench: a solution did not replay to a win
+    ERROR = "error"                    # the bench: the search raised
+
+    __str__ = str.__str__
+    __format__ = str.__format__
+
+
+SOLVED = Status.SOLVED
+UNSOLVABLE = Status.UNSOLVABLE
+LIMIT_STATES = Status.STATE_LIMIT
+LIMIT_TIME = Status.TIME_LIMIT
+LIMIT_MEMORY = Status.MEMORY_LIMIT
+INTERRUPTED = Status.INTERRUPTED
 
 DEFAULT_MAX_STATES = 50_000_000    # about 2-3 GB of visited table at most
 DEFAULT_TIMEOUT = None
@@ -76,8 +95,8 @@ class SearchStats:
 
 @dataclass
 class SearchResult:
-    status: str
-    solution: Optional[list[int]]
+    status: str                    # a Status
+    solution: Optional[list[Action]]
     stats: SearchStats = field(default_factory=SearchStats)
     proven_shortest: bool = False  # no solution has fewer moves
     lower_bound: int = 1           # every solution has at least this many moves
@@ -163,17 +182,20 @@ def solve(
     timeout: Optional[float] = DEFAULT_TIMEOUT,
     progress: Optional[Progress] = None,
     progress_every: float = 0.5,
-    threads: int = 1,
+    threads: Optional[int] = None,
     mode: str = DEFAULT_MODE,
 ) -> SearchResult:
     """A solution of `level`, the shortest when breadth-first search can
     prove it within the budget, or why there is none (see the module's doc
     for the modes).
 
-    `threads` expanders generate each breadth-first batch in parallel; the
-    search, its result and its counters are the same for any number. Ctrl-C
+    `threads` expanders generate each breadth-first batch in parallel
+    (default: every CPU this process may use, as the CLI); the search, its
+    result and its counters are the same for any number. Ctrl-C
     stops the search and returns what was found so far with the status
     "interrupted"."""
+    if threads is None:
+        threads = default_threads()
     if threads < 1:
         raise ValueError(f"threads must be at least 1, not {threads}")
     if mode not in MODES:
@@ -205,7 +227,7 @@ def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Option
         return SearchResult(INTERRUPTED, None, SearchStats(elapsed=time.perf_counter() - started))
     stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
     if found.solution is not None:
-        solution = shorten(level, core_level, found.solution, deadline)
+        solution = [Action(a) for a in shorten(level, core_level, found.solution, deadline)]
         result = SearchResult(SOLVED, solution, stats, satisficing_states=found.states)
     elif found.exhausted:
         result = SearchResult(UNSOLVABLE, None, stats, proven_shortest=True, satisficing_states=found.states)
@@ -250,12 +272,12 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     if result.proven_shortest:
         # Breadth-first search reached the satisficing solution's depth
         # without a win: that solution is shortest.
-        result.status, result.solution, result.limit = SOLVED, solution, None
+        result.status, result.solution, result.limit = SOLVED, [Action(a) for a in solution], None
         return result
     # A limit stopped breadth-first search: report the satisficing solution,
     # shortened, with the bound.
     result.limit = result.status
-    shorter = shorten(level, core_level, solution, deadline)
+    shorter = [Action(a) for a in shorten(level, core_level, solution, deadline)]
     result.status, result.solution = SOLVED, shorter
     result.proven_shortest = len(shorter) <= result.lower_bound
     result.stats.elapsed = time.perf_counter() - started
@@ -289,6 +311,8 @@ class _BreadthFirst:
         self.batches.close()
 
     def finish(self, status: str, solution: Optional[list[int]] = None) -> SearchResult:
+        if solution is not None:
+            solution = [Action(a) for a in solution]
         stats = self.stats
         stats.generated, stats.expanded, stats.dead_ends, stats.illegal = self.batches.counters()
         stats.unique = len(self.store)
