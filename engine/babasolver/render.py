@@ -34,7 +34,7 @@ NOUNS: Dict[str, Tuple[Tuple[int, int, int], str]] = {
     "Baba": ((240, 240, 240), "blob"), "skull": ((190, 40, 40), "skull"),
     "flag": ((237, 205, 60), "flag"), "floor": ((60, 64, 80), "tile"),
     "grass": ((92, 160, 70), "tuft"), "lava": ((230, 110, 40), "wave"),
-    "rock": ((160, 120, 80), "rock"), "wall": ((95, 95, 110), "brick"),
+    "rock": ((160, 120, 80), "rock"), "wall": ((128, 128, 148), "brick"),
     "keke": ((225, 70, 60), "blob"), "goop": ((70, 120, 200), "wave"),
     "love": ((235, 120, 190), "heart"),
 }
