@@ -174,18 +174,24 @@ cdef enum:
     RECORD_STANDING = 2     # a pair stands due for destruction
 
 
+cdef inline int put_entry(const Geometry* geo, const Position* pos, const Props* props,
+                          int thing, int* last, uint8_t* out, int length) noexcept nogil:
+    """A map thing's entry, if its value differs from the root's."""
+    cdef uint32_t value = thing_value(geo, pos, props, thing)
+    if value == geo.root_value[thing]:
+        return length
+    length = put_varint(out, length, <uint32_t>(thing - last[0] - 1))
+    last[0] = thing
+    return put_varint(out, length, value)
+
+
 cdef int pack_position(const Geometry* geo, const Position* pos, const Props* props,
                        int flags, uint8_t* out) noexcept nogil:
     """A whole-position pass: every map thing compared with the root."""
     cdef int i, last = -1
-    cdef uint32_t value
     cdef int length = pack_head(geo, pos, props, flags, out)
     for i in range(geo.n_base):
-        value = thing_value(geo, pos, props, i)
-        if value != geo.root_value[i]:
-            length = put_varint(out, length, <uint32_t>(i - last - 1))
-            length = put_varint(out, length, value)
-            last = i
+        length = put_entry(geo, pos, props, i, &last, out, length)
     return length
 
 
@@ -195,7 +201,6 @@ cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* pro
     """The same record from the parent's differing things and the things
     the turn touched (both sorted): only they can differ from the root."""
     cdef int i = 0, j = 0, thing, last = -1
-    cdef uint32_t value
     cdef int length = pack_head(geo, pos, props, flags, out)
     while i < n_parent_diffs or j < n_touched:
         if j >= n_touched or (i < n_parent_diffs and parent_diffs[i] < touched[j]):
@@ -208,11 +213,7 @@ cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* pro
             thing = touched[j]
             i += 1
             j += 1
-        value = thing_value(geo, pos, props, thing)
-        if value != geo.root_value[thing]:
-            length = put_varint(out, length, <uint32_t>(thing - last - 1))
-            length = put_varint(out, length, value)
-            last = thing
+        length = put_entry(geo, pos, props, thing, &last, out, length)
     return length
 
 

@@ -37,7 +37,6 @@ import resource
 import signal
 import statistics
 import sys
-import tempfile
 import time
 from collections import deque
 from dataclasses import asdict, dataclass, field
@@ -46,6 +45,7 @@ from pathlib import Path
 from typing import Any, Callable, Deque, Dict, List, Optional, Sequence, Tuple
 
 from .errors import BabaError
+from .files import write_atomic
 from . import render
 from .game import replay
 from .judge import Judge
@@ -999,20 +999,7 @@ def write_report(path: "os.PathLike[str] | str", report: Dict[str, Any]) -> None
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise BabaError(f"{target}: cannot write the report: no such folder {folder}")
-    text = json.dumps(report, indent=1, allow_nan=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomic(target, (json.dumps(report, indent=1, allow_nan=False) + "\n").encode("utf-8"))
 
 
 # --------------------------------------------------------------------------

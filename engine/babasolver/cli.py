@@ -29,14 +29,14 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from . import __version__, tiles
 from .errors import BabaError
+from .files import write_atomic
 from . import render
 from .game import ACTION_NAMES, Frame, Replay, rule_text
 from .judge import Judge
@@ -213,21 +213,9 @@ def _progress_text(stats: Any) -> str:
 
 
 def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder
-    and :func:`os.replace`, so that readers see the old file or the new one,
-    never a part."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    """Write ``text`` (UTF-8, ``\n`` line ends) so that readers see the old
+    file or the new one, never a part."""
+    write_atomic(path, text.encode("utf-8"))
 
 
 def _remove_solution_file(folder: Path) -> None:

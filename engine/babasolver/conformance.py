@@ -26,17 +26,15 @@ there is one.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
-from . import tiles
 from .errors import BabaError
 from .game import Simulation
-from .judge import Judge, JudgeFrame, Verdict
+from .judge import Judge, JudgeFrame
 from .level import Level, level_from_ascii, read_keke_set
 from .notation import parse_solution, to_keke
 from .reference import ReferenceSimulation

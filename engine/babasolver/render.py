@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
-from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import tiles
 from .errors import BabaError
+from .files import write_atomic
 from .game import ACTION_NAMES, Frame, rule_text
 from .level import Level
 
@@ -145,23 +144,6 @@ def frame_image(level: Level, frame: Frame) -> Any:
     return image
 
 
-def _write_atomic(path: "os.PathLike[str] | str", data: bytes) -> None:
-    """Write to a temporary file beside `path`, then rename: a failure leaves nothing."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 def _encoded(image: Any, fmt: str, **options: Any) -> bytes:
     import io
 
@@ -171,7 +153,7 @@ def _encoded(image: Any, fmt: str, **options: Any) -> bytes:
 
 
 def write_png(level: Level, frame: Frame, path: "os.PathLike[str] | str") -> None:
-    _write_atomic(path, _encoded(frame_image(level, frame), "PNG"))
+    write_atomic(path, _encoded(frame_image(level, frame), "PNG"))
 
 
 def write_gif(level: Level, frames: Sequence[Frame], path: "os.PathLike[str] | str",
@@ -200,7 +182,7 @@ def write_gif(level: Level, frames: Sequence[Frame], path: "os.PathLike[str] | s
     durations = [delay_ms] * (len(pictures) - 1) + [hold_ms]
     data = _encoded(pictures[0], "GIF", save_all=True, append_images=pictures[1:], duration=durations,
                     loop=0, optimize=False, disposal=1)
-    _write_atomic(path, data)
+    write_atomic(path, data)
 
 
 def _frames_json(frames: Sequence[Frame]) -> List[Dict[str, Any]]:
@@ -307,7 +289,7 @@ def page_html(level: Level, frames: Sequence[Frame], title: str, delay_ms: int =
 
 def write_html(level: Level, frames: Sequence[Frame], path: "os.PathLike[str] | str",
                title: str, delay_ms: int = 300) -> None:
-    _write_atomic(path, page_html(level, frames, title, delay_ms).encode("utf-8"))
+    write_atomic(path, page_html(level, frames, title, delay_ms).encode("utf-8"))
 
 
 def write_index_html(rows: Sequence[Tuple[str, str, Optional[int], Optional[str]]],
@@ -323,4 +305,4 @@ def write_index_html(rows: Sequence[Tuple[str, str, Optional[int], Optional[str]
             "td,th{padding:2px 10px;text-align:left}</style></head><body>"
             f"<h1 style=\"font-size:18px\">{_escape(title)}</h1><table><tr><th>level</th><th>status</th>"
             "<th>moves</th><th></th></tr>" + "".join(lines) + "</table></body></html>\n")
-    _write_atomic(path, page.encode("utf-8"))
+    write_atomic(path, page.encode("utf-8"))
