@@ -86,3 +86,25 @@ def test_modes_agree_on_a_level_breadth_first_search_finishes(repo_root):
 def test_an_unknown_mode_is_refused(repo_root):
     with pytest.raises(ValueError, match="mode"):
         solver.solve(load_level(repo_root / "levels" / "00"), mode="greedy")
+
+
+def test_splicing_takes_the_breadth_first_way_to_a_state_of_the_path(repo_root):
+    from babasolver._core import Expander, StateStore
+    from babasolver.satisfice import splice_from_store
+
+    level = load_level(repo_root / "levels" / "00")
+    core = CoreLevel(level.width, level.height, level.grid)
+    store = StateStore()
+    expander = Expander(core, store)
+    expander.add_root()
+    expander.expand(0, 1)                   # depth 1
+    expander.expand(1, len(store))          # depth 2
+    assert store.find(store.get(3)) == 3 and store.find(b"\\xff") == -1
+    # Down, left, up, then right all the way: after "dlur" baba is back
+    # where it started (facings are not kept where nothing can be MOVE), the
+    # root, which the store reaches in no move: that saves four.
+    actions = [1, 2, 0] + [3] * 9
+    assert replay(level, actions).won_at == len(actions)
+    spliced = splice_from_store(level, store, actions)
+    assert spliced == [3] * 8
+    assert replay(level, spliced).won_at == len(spliced)

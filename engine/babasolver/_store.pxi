@@ -222,6 +222,35 @@ cdef class StateStore:
             raise MemoryError("the visited table could not grow")
         return index
 
+    def find(self, bytes record):
+        """The index of a stored state, or -1."""
+        cdef const uint8_t* data = record
+        cdef int length = len(record)
+        cdef uint64_t h = self.hash_record(data, length)
+        cdef size_t slot = h & self.slot_mask
+        cdef uint32_t tag = <uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS
+        cdef uint32_t entry, index
+        while True:
+            entry = self.slots[slot]
+            if not entry:
+                return -1
+            if (entry & ~INDEX_MASK) == tag:
+                index = (entry & INDEX_MASK) - 1
+                if (self.offsets[index + 1] - self.offsets[index] == <uint32_t>length
+                        and memcmp(self.arena + self.offsets[index], data, length) == 0):
+                    return index
+            slot = (slot + 1) & self.slot_mask
+
+    def depth(self, size_t index):
+        """Moves from the root (state 0) to state `index`."""
+        cdef int n = 0
+        if index >= self.count:
+            raise IndexError(index)
+        while index != 0:
+            index = self.parents[index]
+            n += 1
+        return n
+
     def get(self, size_t index):
         if index >= self.count:
             raise IndexError(index)

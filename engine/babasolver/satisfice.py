@@ -7,7 +7,9 @@ or WIN rule and one not, as neither alone solves what the other does; they
 run at once on two threads, or take turns in chunks on one. The first
 solution either finds is returned.
 
-`shorten` never lengthens a solution and keeps it winning: it cuts the part
+`splice_from_store` takes a breadth-first store's shorter way to a state of
+the path, when it has one. `shorten` never lengthens a solution and keeps
+it winning: it cuts the part
 between two visits of one state, then from each state of the path searches
 breadth-first (a small budget) for a later state of the path, or a win, in
 fewer moves than the path takes, and splices the shorter way in.
@@ -79,6 +81,23 @@ def _path_records(level: Level, actions: List[int]) -> List[bytes]:
         sim.step(action)
         records.append(sim.pack())
     return records
+
+
+def splice_from_store(level: Level, store: StateStore, actions: List[int]) -> List[int]:
+    """Use a breadth-first store from the level's root: where a state of the
+    path was reached there in fewer moves, take that way to it instead (the
+    state farthest along the path that saves the most). Records are
+    canonical, so the path's states are found by their bytes."""
+    best = (0, None, 0)                     # (moves saved, store index, path index)
+    for j, record in enumerate(_path_records(level, actions)):
+        index = store.find(record)
+        if index >= 0:
+            saved = j - store.depth(index)
+            if saved > best[0]:
+                best = (saved, index, j)
+    if best[1] is None:
+        return actions
+    return store.path_to(best[1]) + actions[best[2]:]
 
 
 def cut_cycles(level: Level, actions: List[int]) -> List[int]:

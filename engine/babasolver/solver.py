@@ -35,7 +35,7 @@ from . import tiles
 from ._core import CoreLevel, Expander, StateStore
 from .level import Level
 from .notation import Action
-from .satisfice import first_solution, shorten
+from .satisfice import first_solution, shorten, splice_from_store
 
 class Status(str, Enum):
     """How a search (or, in the bench, a level's run) ended. The values are
@@ -277,6 +277,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     # A limit stopped breadth-first search: report the satisficing solution,
     # shortened, with the bound.
     result.limit = result.status
+    solution = splice_from_store(level, search.store, solution)
     shorter = [Action(a) for a in shorten(level, core_level, solution, deadline)]
     result.status, result.solution = SOLVED, shorter
     result.proven_shortest = len(shorter) <= result.lower_bound
