@@ -198,6 +198,17 @@ def test_solve_interrupted(capsys, monkeypatch, repo_root, tmp_path):
 # ---- --json
 
 
+def test_solve_and_bench_read_state_counts_alike(capsys, repo_root, tmp_path, keke_sets):
+    from babasolver import bench
+
+    folder = copy_level(repo_root, "00", tmp_path)
+    code, out, _ = run(capsys, "solve", folder, "--max-states", "2e7")
+    assert code == 0 and field(out, "status").startswith("solved")
+    assert bench.main([str(keke_sets["test"]), "--max-states", "1e8"]) == 2
+    _, err = capsys.readouterr()
+    assert "the visited store holds at most 67,108,862 states" in err
+
+
 def test_solve_json(capsys, repo_root, tmp_path):
     folder = copy_level(repo_root, "00", tmp_path)
     code, out, _ = run(capsys, "solve", folder, "--json")
@@ -350,6 +361,8 @@ def test_solve_set_without_id(capsys, keke_sets):
     [
         (["--timeout", "0"], "--timeout must be positive"),
         (["--max-states", "0"], "--max-states must be at least 1"),
+        (["--max-states", "2.5"], "--max-states expected a whole number"),
+        (["--max-states", "100000000"], "--max-states the visited store holds at most 67,108,862 states"),
         (["--threads", "0"], "--threads must be at least 1"),
         (["--all", "--id", "1"], "--id selects one level"),
     ],

@@ -1,6 +1,8 @@
 """Type stubs for the Cython core (babasolver._core)."""
 from typing import Optional, Sequence
 
+STORE_CAPACITY: int
+
 class CoreLevel:
     level_width: int
     level_height: int

@@ -82,6 +82,9 @@ cdef void* safe_realloc(void* p, size_t n) except NULL:
 include "_judge.pxi"
 include "_store.pxi"
 
+#: The most states a StateStore holds (26-bit indices).
+STORE_CAPACITY = MAX_STATES
+
 
 # ----------------------------------------------------------- packing --
 # A state record, canonical for its position:

@@ -1017,20 +1017,11 @@ def _positive_seconds(text: str) -> float:
 
 
 def _state_count(text: str) -> int:
-    """'20000000', '20_000_000' or '2e7'."""
+    """'20000000', '20_000_000' or '2e7' (solver.parse_state_count)."""
     try:
-        value = int(text)
-    except ValueError:
-        try:
-            number = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        if not math.isfinite(number) or number != int(number):
-            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
-        value = int(number)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {text!r}")
-    return value
+        return solver.parse_state_count(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _jobs(text: str) -> int:

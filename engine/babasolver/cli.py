@@ -37,9 +37,11 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple
 from . import __version__, tiles
 from .errors import BabaError
 from .files import write_atomic
-from . import render
-from .game import ACTION_NAMES, Frame, Replay, rule_text
+from . import bench, render
+from .game import ACTION_NAMES, Frame, Replay, replay, rule_text
 from .judge import Judge
+from .notation import parse_solution, to_arrows, to_keke
+from . import solver
 from .solver import Status
 from .level import (
     CONTENT_FILE,
@@ -167,8 +169,6 @@ def _seconds(s: float) -> str:
 
 
 def _solution_json(actions: Optional[List[int]]) -> Optional[Dict[str, Any]]:
-    from .notation import to_arrows, to_keke
-
     if actions is None:
         return None
     return {"arrows": to_arrows(actions), "keke": to_keke(actions), "moves": len(actions)}
@@ -249,11 +249,10 @@ def add_solve_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
     )
     p.add_argument(
         "--max-states",
-        type=int,
         metavar="N",
         default=None,
-        help="stop once N distinct states are stored (default: 50000000; with --all: "
-        f"{ALL_DEFAULT_MAX_STATES})",
+        help="stop once N distinct states are stored, e.g. 2e7 (default: 50000000; with --all: "
+        f"{ALL_DEFAULT_MAX_STATES}; at most the store's 67,108,862)",
     )
     p.add_argument(
         "--timeout",
@@ -276,16 +275,14 @@ def add_solve_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
 
 
 def add_mode_argument(parser: argparse.ArgumentParser) -> None:
-    from .solver import DEFAULT_MODE, MODES
-
     parser.add_argument(
         "--mode",
-        choices=MODES,
-        default=DEFAULT_MODE,
+        choices=solver.MODES,
+        default=solver.DEFAULT_MODE,
         help="both: breadth-first search, and where it does not finish quickly, a satisficing "
         "search for a first solution that breadth-first search then proves shortest or bounds, "
         "within one budget; shortest: breadth-first search only; fast: stop at the first solution "
-        f"of the satisficing search, shortened (default: {DEFAULT_MODE})",
+        f"of the satisficing search, shortened (default: {solver.DEFAULT_MODE})",
     )
 
 
@@ -295,8 +292,6 @@ _SOLVE_EXIT = {Status.SOLVED: 0, Status.INTERRUPTED: EXIT_INTERRUPTED}   # anyth
 
 def _status_line(result: Any, max_states: int, timeout: Optional[float]) -> str:
     """The human explanation of a search status."""
-    from . import solver
-
     status = result.status
     bound = f"every solution has at least {result.lower_bound} moves"
     if status == solver.SOLVED:
@@ -369,9 +364,7 @@ def _print_rows(rows: List[Tuple[str, str]]) -> None:
 
 
 def _check_you_text(level: Level) -> None:
-    from .solver import level_has_you_text
-
-    if not level_has_you_text(level):
+    if not solver.level_has_you_text(level):
         raise BabaError(
             f"{level.name}: the level has no 'you' text, so nothing can ever be YOU and it cannot be solved"
         )
@@ -389,9 +382,6 @@ def _solve_one(
 ) -> Tuple[Any, Optional[Path]]:
     """Solve ``level``; for a level folder, delete its solution file first and
     write it on success. Returns the search result and the file written."""
-    from . import solver
-    from .notation import to_arrows
-
     if folder is not None:
         _remove_solution_file(folder)
     _check_you_text(level)
@@ -419,19 +409,17 @@ def _solve_one(
 
 def cmd_solve(args: argparse.Namespace) -> int:
     _positive(args.timeout, "--timeout")
-    if args.max_states is not None and args.max_states < 1:
-        raise BabaError(f"--max-states must be at least 1, got {args.max_states}")
+    if args.max_states is not None:
+        try:
+            args.max_states = solver.parse_state_count(args.max_states)
+        except ValueError as e:
+            raise BabaError(f"--max-states {e}") from None
     if args.threads is not None and args.threads < 1:
         raise BabaError(f"--threads must be at least 1, got {args.threads}")
     if args.threads is None:
-        from .solver import default_threads
-
-        args.threads = default_threads()
+        args.threads = solver.default_threads()
     if args.all:
         return _solve_all(args)
-
-    from . import solver
-    from .notation import to_arrows, to_keke
 
     max_states = args.max_states if args.max_states is not None else solver.DEFAULT_MAX_STATES
     timeout = args.timeout
@@ -524,8 +512,6 @@ class _Row:
 
 
 def _solve_all(args: argparse.Namespace) -> int:
-    from . import solver
-
     tasks = _all_tasks(args)
     max_states = args.max_states if args.max_states is not None else ALL_DEFAULT_MAX_STATES
     timeout = args.timeout if args.timeout is not None else ALL_DEFAULT_TIMEOUT
@@ -657,8 +643,6 @@ def add_check_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentPa
 def _solution_from_args(args: argparse.Namespace, entry: Optional[KekeLevel]) -> Tuple[List[int], str]:
     """The actions to replay and where they came from ("argument", a file
     path, or "stored solution")."""
-    from .notation import parse_solution
-
     if args.solution is not None:
         return parse_solution(args.solution), "argument"
     if entry is not None:
@@ -680,9 +664,6 @@ def _solution_from_args(args: argparse.Namespace, entry: Optional[KekeLevel]) ->
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    from .game import replay
-    from .notation import to_arrows
-
     level, entry = _level_and_entry(args)
     actions, source = _solution_from_args(args, entry)
     judge = Judge(args.judge) if args.judge is not None else None
@@ -837,9 +818,6 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.delay < 0:
         raise BabaError(f"--delay must not be negative, got {args.delay:g}")
 
-    from .game import replay
-    from .notation import parse_solution
-
     actions = parse_solution(args.solution) if args.solution is not None else []
     total = len(actions)
     result = replay(level, actions, keep_frames=True)
@@ -881,8 +859,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 @command
 def add_bench_parser(subparsers: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    from . import bench
-
     bench.add_bench_parser(subparsers)
     p = subparsers.choices.get("bench")
     if p is not None and p.get_default("run") is None:

@@ -32,7 +32,7 @@ from enum import Enum
 from typing import Callable, Optional
 
 from . import tiles
-from ._core import CoreLevel, Expander, StateStore
+from ._core import STORE_CAPACITY, CoreLevel, Expander, StateStore
 from .level import Level
 from .notation import Action
 from .satisfice import first_solution, shorten, splice_from_store
@@ -109,6 +109,26 @@ class SearchResult:
 
 
 Progress = Callable[[SearchStats], None]
+
+
+def parse_state_count(text: str) -> int:
+    """A --max-states value: '20000000', '20_000_000' or '2e7', from 1 to
+    the store's capacity. Raises ValueError with the reason."""
+    try:
+        value = int(text)
+    except ValueError:
+        try:
+            number = float(text)
+        except ValueError:
+            raise ValueError(f"expected a whole number, got {text!r}") from None
+        if not (number == number and abs(number) != float("inf")) or number != int(number):
+            raise ValueError(f"expected a whole number, got {text!r}") from None
+        value = int(number)
+    if value < 1:
+        raise ValueError(f"must be at least 1, got {text}")
+    if value > STORE_CAPACITY:
+        raise ValueError(f"the visited store holds at most {STORE_CAPACITY:,} states, got {text}")
+    return value
 
 
 def level_has_you_text(level: Level) -> bool:
@@ -194,6 +214,8 @@ def solve(
     result and its counters are the same for any number. Ctrl-C
     stops the search and returns what was found so far with the status
     "interrupted"."""
+    if not 1 <= max_states <= STORE_CAPACITY:
+        raise ValueError(f"max_states must be from 1 to {STORE_CAPACITY:,}, not {max_states}")
     if threads is None:
         threads = default_threads()
     if threads < 1:
