@@ -136,6 +136,8 @@ def test_missing_path_is_one_line_error(capsys, tmp_path):
     ["--max-states", "-5"],
     ["--jobs", "x"],
     ["--memory-limit", "0"],
+    ["--memory-limit", "4"],                    # with --jobs 1: nothing to cap
+    ["--memory-limit", "0.01", "--jobs", "2"],  # too small for a worker to start
     ["--ids", "no-such-level"],
     ["--report", "/no/such/folder/r.json"],
     ["--frobnicate"],

@@ -399,3 +399,18 @@ def test_shared_set_ids_as_strings(keke_sets):
     assert read_keke_level(keke_sets["demo"], str(demo_first.id)) == demo_first
     assert read_keke_level(keke_sets["full_biy"], 1).id == "1"
     assert read_keke_level(keke_sets["test"], "0").level.name == "test_LEVELS#0 evade"
+
+
+def test_an_id_with_spaces_around_it_is_chosen_with_or_without_them(tmp_path):
+    import json
+
+    from babasolver.level import read_keke_level
+
+    path = tmp_path / "set.json"
+    path.write_text(json.dumps({"levels": [
+        {"id": " 7 ", "ascii": "_____\n_B12_\n_b.._\n_____"},
+        {"id": 8, "ascii": "_____\n_b.._\n_____"},
+    ]}), encoding="utf-8")
+    assert read_keke_level(path, " 7 ").id == " 7 "
+    assert read_keke_level(path, "7").id == " 7 "
+    assert read_keke_level(path, 8).id == "8"

@@ -102,6 +102,9 @@ BIG_SEARCH = 100_000
 #: Table sizes at which the scaling section reads the states/s.
 SCALING_POINTS = (100_000, 1_000_000, 10_000_000)
 
+#: The least address space a worker process needs to start Python and the core.
+MIN_WORKER_GB = 0.25
+
 EXIT_OK = 0
 EXIT_WRONG = 1
 EXIT_ERROR = 2
@@ -1137,6 +1140,12 @@ def cmd_bench(args: argparse.Namespace) -> int:
         folder = Path(args.report).parent
         if str(folder) and not folder.is_dir():
             raise BabaError(f"{args.report}: cannot write the report: no such folder {folder}")
+    if args.memory_limit is not None and args.jobs <= 1:
+        raise BabaError("--memory-limit caps each worker process: give --jobs 2 or more (with --jobs 1 the"
+                        " levels run in this process, which is not capped)")
+    if args.memory_limit is not None and args.memory_limit < MIN_WORKER_GB:
+        raise BabaError(f"--memory-limit {args.memory_limit:g} GB is too small for a worker process to start"
+                        f" (at least {MIN_WORKER_GB:g} GB)")
     memory_limit = None if args.memory_limit is None else int(args.memory_limit * 2**30)
     progress = _Progress()
     finished = [0]

@@ -452,11 +452,14 @@ def read_keke_level(path: PathLike, level_id: Union[str, int]) -> KekeLevel:
     p = Path(path)
     entries = _entries(p)
     ids = _ids(p, entries)
-    wanted = str(level_id).strip()
-    for lid, entry in zip(ids, entries):
-        if lid == wanted:
-            return _make_keke_level(p, lid, entry)
-    raise LevelError(f"no level with id {wanted!r}; {_describe_ids(ids)}", p)
+    wanted = str(level_id)
+    # The id as given first, then with spaces around either side ignored
+    # (a set's " 7 " is chosen by --id 7, and by --id " 7 ").
+    for same in (lambda lid: lid == wanted, lambda lid: lid.strip() == wanted.strip()):
+        for lid, entry in zip(ids, entries):
+            if same(lid):
+                return _make_keke_level(p, lid, entry)
+    raise LevelError(f"no level with id {wanted.strip()!r}; {_describe_ids(ids)}", p)
 
 
 def load_level(path: PathLike, level_id: Optional[Union[str, int]] = None) -> Level:
