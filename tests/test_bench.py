@@ -6,14 +6,19 @@ import argparse
 import json
 import os
 import shutil
+import signal
 
 import pytest
 
-from babasolver import bench, solver
+from babasolver import cli, solver
+from babasolver.app import report, running, solving, tasks as app_tasks
+from babasolver.cli import bench, bench_text, common
 from babasolver.game import replay
 from babasolver.level import read_keke_set
 from babasolver.notation import parse_solution
+from babasolver.app.limits import Limits
 from babasolver.solver import SearchResult, SearchStats
+from babasolver.status import Status
 from util import assert_one_line_error
 
 SMALL = ["--timeout", "5", "--max-states", "200000"]
@@ -21,7 +26,7 @@ COMPETITION_FIELDS = {"id", "won_level", "solution", "time", "iterations", "uniq
 
 
 def run_main(capsys, *argv):
-    code = bench.main([str(a) for a in argv])
+    code = cli.main(["bench"] + [str(a) for a in argv])
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -110,10 +115,10 @@ def test_parallel_jobs_on_chosen_ids(capsys, keke_sets, tmp_path):
 
 
 def test_test_set_counts_add_up(keke_sets):
-    tasks = bench.load_tasks(keke_sets["test"])
-    outcomes, completed = bench.run_levels(tasks, max_states=200_000, timeout=5)
+    tasks = app_tasks.load_tasks(keke_sets["test"])
+    outcomes, completed = running.run_many(tasks, Limits(5, 200_000))
     assert completed
-    summary = bench.summarize(outcomes)
+    summary = report.summarize(outcomes)
     assert summary.levels == len(tasks)
     assert summary.solved + summary.unsolvable + summary.limits + summary.wrong + summary.errors == summary.levels
     for o in outcomes:
@@ -136,7 +141,6 @@ def test_missing_path_is_one_line_error(capsys, tmp_path):
     ["--max-states", "-5"],
     ["--jobs", "x"],
     ["--memory-limit", "0"],
-    ["--memory-limit", "4"],                    # with --jobs 1: nothing to cap
     ["--memory-limit", "0.01", "--jobs", "2"],  # too small for a worker to start
     ["--ids", "no-such-level"],
     ["--report", "/no/such/folder/r.json"],
@@ -153,10 +157,10 @@ def test_not_a_level_set(capsys, tmp_path):
 
 
 def test_state_counts_accept_underscores_and_exponents():
-    assert bench._state_count("20_000_000") == 20_000_000
-    assert bench._state_count("2e7") == 20_000_000
+    assert common.state_count("20_000_000") == 20_000_000
+    assert common.state_count("2e7") == 20_000_000
     with pytest.raises(argparse.ArgumentTypeError):
-        bench._state_count("2.5")
+        common.state_count("2.5")
 
 
 # --------------------------------------------------------------------------
@@ -168,7 +172,7 @@ def test_folder_of_level_folders(capsys, repo_root, tmp_path):
     shutil.copytree(repo_root / "levels" / "00", root / "a", ignore=shutil.ignore_patterns("solution.txt"))
     shutil.copytree(repo_root / "levels" / "01", root / "group" / "b", ignore=shutil.ignore_patterns("solution.txt"))
     (root / "group" / "empty").mkdir()
-    tasks = bench.load_tasks(root)
+    tasks = app_tasks.load_tasks(root)
     assert [t.id for t in tasks] == ["a", "group/b"]
     assert all(t.reference is None for t in tasks)
     # Level 01 needs far more than 1000 states: a state limit.
@@ -188,7 +192,7 @@ def test_folder_of_level_folders(capsys, repo_root, tmp_path):
     assert_counts_add_up(summary)
     assert summary["unsolved"] == [["group/b", "state limit reached"]]
     # A single level folder is a set of one.
-    assert [t.id for t in bench.load_tasks(root / "a")] == ["a"]
+    assert [t.id for t in app_tasks.load_tasks(root / "a")] == ["a"]
 
 
 # --------------------------------------------------------------------------
@@ -200,7 +204,7 @@ def test_solution_that_does_not_replay_is_wrong(capsys, keke_sets, tmp_path, mon
         stats = SearchStats(expanded=1, generated=5, unique=6, elapsed=0.01, memory_bytes=600)
         return SearchResult("solved", [4], stats)       # one wait never wins a level
 
-    monkeypatch.setattr(bench, "solve", bogus_solve)
+    monkeypatch.setattr(solver, "solve", bogus_solve)
     out_file = tmp_path / "r.json"
     code, out, err = run_main(capsys, keke_sets["demo"], "--ids", "1,2", "--report", out_file)
     assert code == 1
@@ -218,10 +222,10 @@ def test_memory_error_in_process_is_a_memory_limit(keke_sets, monkeypatch):
     def hungry_solve(level, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(bench, "solve", hungry_solve)
-    task = bench.load_tasks(keke_sets["demo"])[0]
-    outcome = bench.run_level(task, max_states=1000, timeout=1)
-    assert outcome.status == bench.MEMORY_LIMIT
+    monkeypatch.setattr(solver, "solve", hungry_solve)
+    task = app_tasks.load_tasks(keke_sets["demo"])[0]
+    outcome = running.run_level(task, Limits(1, 1000))
+    assert outcome.status == Status.MEMORY_LIMIT
 
 
 class _KillsTheWorker:
@@ -232,19 +236,47 @@ class _KillsTheWorker:
         return (os._exit, (3,))
 
 
-def test_dead_worker_reports_memory_limit_and_the_bench_goes_on(keke_sets):
-    tasks = bench.load_tasks(keke_sets["demo"])[:3]
-    tasks.insert(1, bench.LevelTask("boom", _KillsTheWorker(), None))
-    outcomes, completed = bench.run_levels(tasks, max_states=10_000, timeout=5, jobs=2)
+class _KilledBySignal:
+    """Unpickling this in a worker kills the worker with SIGKILL, as a user
+    or a supervisor would from outside."""
+
+    def __reduce__(self):
+        return (signal.raise_signal, (signal.SIGKILL,))
+
+
+def test_dead_worker_reports_how_it_died_and_the_bench_goes_on(keke_sets):
+    tasks = app_tasks.load_tasks(keke_sets["demo"])[:3]
+    tasks.insert(1, app_tasks.LevelTask("boom", _KillsTheWorker(), None))
+    outcomes, completed = running.run_many(tasks, Limits(5, 10_000), jobs=2)
     assert completed
     assert [o.id for o in outcomes] == [t.id for t in tasks]
     by_id = {o.id: o for o in outcomes}
-    assert by_id["boom"].status == bench.MEMORY_LIMIT
-    assert "status 3" in by_id["boom"].note
+    # Not "memory limit": running out of memory raises MemoryError in the
+    # worker; a worker that dies otherwise was ended from outside.
+    assert by_id["boom"].status == Status.ERROR
+    assert "exited with status 3" in by_id["boom"].note
     assert all(o.solved and o.verified for o in outcomes if o.id != "boom")
-    summary = bench.summarize(outcomes)
-    assert summary.limit_counts[bench.MEMORY_LIMIT] == 1
-    assert ("boom", "memory limit reached") in summary.unsolved
+    summary = report.summarize(outcomes)
+    assert summary.limit_counts[Status.MEMORY_LIMIT] == 0 and summary.error_ids == ["boom"]
+    assert ("boom", "error: worker process exited with status 3") in summary.unsolved
+
+
+def test_a_worker_killed_from_outside_is_not_a_memory_limit(keke_sets):
+    tasks = app_tasks.load_tasks(keke_sets["demo"])[:1]
+    tasks.append(app_tasks.LevelTask("killed", _KilledBySignal(), None))
+    outcomes, completed = running.run_many(tasks, Limits(5, 10_000), jobs=2)
+    by_id = {o.id: o for o in outcomes}
+    assert completed and by_id[tasks[0].id].solved
+    assert by_id["killed"].status == Status.ERROR
+    assert by_id["killed"].note == "worker process killed by SIGKILL"
+
+
+def test_memory_limit_with_one_job_runs_the_levels_in_a_capped_worker(capsys, keke_sets):
+    code, out, err = run_main(capsys, keke_sets["demo"], "--ids", "1,2", "--memory-limit", "2")
+    assert code == 0, err
+    assert "2 (100.0%)" in out
+    # The levels ran in a worker process, not in this one.
+    assert "largest child process 0.0 MB" not in out
 
 
 # --------------------------------------------------------------------------
@@ -252,7 +284,7 @@ def test_dead_worker_reports_memory_limit_and_the_bench_goes_on(keke_sets):
 
 
 def _outcome(lid, status, unique, generated, elapsed, memory=0, moves=None, ref=None, samples=()):
-    return bench.LevelOutcome(
+    return running.LevelOutcome(
         lid, status, solution=[3] * moves if moves is not None else None, verified=moves is not None,
         reference_moves=ref, unique=unique, generated=generated, elapsed=elapsed,
         memory_bytes=memory, samples=list(samples),
@@ -265,10 +297,10 @@ def test_bytes_per_state_are_read_at_the_largest_searches():
     outcomes = [_outcome(str(i), "time limit", 1_000_000 * (i + 1), 1, 1.0, memory=40_000_000 * (i + 1))
                 for i in range(5)]
     outcomes.append(_outcome("small", "solved", 120_000, 1, 0.1, memory=20_000_000, moves=3))
-    s = bench.summarize(outcomes, peak_rss=(1.0, 1.0))
+    s = report.summarize(outcomes, peak_rss=(1.0, 1.0))
     assert s.big_searches == 5
     assert s.max_bytes_per_state == pytest.approx(40.0)
-    assert "over the 5 largest searches" in bench.format_summary(s)
+    assert "over the 5 largest searches" in bench_text.format_summary(s)
 
 
 def test_summarize_figures():
@@ -280,7 +312,7 @@ def test_summarize_figures():
         _outcome("d", "time limit", 1_200_000, 1_600_000, 0.8, memory=60_000_000, samples=samples),
         _outcome("e", "state limit", 150_000, 450_000, 3.0, memory=3_000_000),
     ]
-    s = bench.summarize(outcomes, peak_rss=(100.0, 250.0), wall_time=6.0)
+    s = report.summarize(outcomes, peak_rss=(100.0, 250.0), wall_time=6.0)
     assert (s.levels, s.solved, s.unsolvable, s.limits, s.wrong, s.errors) == (5, 2, 1, 2, 0, 0)
     assert s.solved_percent == pytest.approx(40.0)
     assert s.limit_counts == {"state limit": 1, "time limit": 1, "memory limit": 0, "interrupted": 0}
@@ -311,7 +343,7 @@ def test_summarize_figures():
     assert d.at[10_000_000] is None
     assert d.first_window == pytest.approx(800_000)
     assert d.last_window == pytest.approx(2_400_000)
-    text = bench.format_summary(s) + "\n" + bench.format_scaling(s.scaling) + "\n" + bench.format_table(outcomes)
+    text = bench_text.format_summary(s) + "\n" + bench_text.format_scaling(s.scaling) + "\n" + bench_text.format_table(outcomes)
     assert "1e7: not reached" in text
     assert "proven unsolvable" in text
 
@@ -319,16 +351,16 @@ def test_summarize_figures():
 def test_write_report_replaces_atomically(tmp_path):
     target = tmp_path / "r.json"
     target.write_text("old", encoding="utf-8")
-    bench.write_report(target, {"agent": bench.AGENT, "levels": []})
-    assert json.loads(target.read_text(encoding="utf-8")) == {"agent": bench.AGENT, "levels": []}
+    report.write_report(target, {"agent": report.AGENT, "levels": []})
+    assert json.loads(target.read_text(encoding="utf-8")) == {"agent": report.AGENT, "levels": []}
     assert [p.name for p in tmp_path.iterdir()] == ["r.json"]
 
 
 def test_registers_as_a_subcommand(keke_sets):
     parser = argparse.ArgumentParser(prog="baba")
-    bench.add_bench_parser(parser.add_subparsers(dest="command"))
+    bench.add_parser(parser.add_subparsers(dest="command"))
     args = parser.parse_args(["bench", str(keke_sets["demo"]), "--jobs", "2", "--ids", "1,2"])
-    assert args.run is bench.cmd_bench
+    assert args.run is bench.run
     assert (args.timeout, args.max_states, args.jobs, args.ids) == (10.0, solver.DEFAULT_MAX_STATES, 2, ["1", "2"])
     assert args.memory_limit is None and args.report is None
 
@@ -338,6 +370,6 @@ def test_scaling_rate_spans_from_half_the_size_to_it():
     samples = [(400_000, 4_000_000, 1.0), (700_000, 4_100_000, 2.0), (1_100_000, 8_100_000, 3.0)]
     # From the last sample under 500k (t=1) to the first at 1M or more (t=3):
     # the stalled window counts, whichever window would have reached 1M.
-    assert bench._span_rate(samples, 1_000_000) == pytest.approx(4_100_000 / 2.0)
-    assert bench._span_rate(samples, 300_000) == pytest.approx(4_000_000)
-    assert bench._span_rate(samples, 2_000_000) is None
+    assert report._span_rate(samples, 1_000_000) == pytest.approx(4_100_000 / 2.0)
+    assert report._span_rate(samples, 300_000) == pytest.approx(4_000_000)
+    assert report._span_rate(samples, 2_000_000) is None

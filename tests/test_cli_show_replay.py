@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from babasolver import cli
+from babasolver.cli import show as cli_show
 from util import run_cli as run, assert_one_line_error
 
 FACINGS = {"none", "up", "down", "left", "right"}
@@ -139,7 +140,7 @@ def test_show_animation(capsys, monkeypatch, level00):
     """On a terminal: clear the screen and redraw each step, pausing --delay between."""
     pauses = []
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
-    monkeypatch.setattr(cli.time, "sleep", pauses.append)
+    monkeypatch.setattr(cli_show.time, "sleep", pauses.append)
     code = cli.main(["show", str(level00), "rrrrrrrr", "--delay", "0.1"])
     out, _ = capsys.readouterr()
     assert code == 0
@@ -151,7 +152,7 @@ def test_show_animation(capsys, monkeypatch, level00):
 
 def test_show_frames_on_terminal_do_not_animate(capsys, monkeypatch, level00):
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
-    monkeypatch.setattr(cli.time, "sleep", lambda s: pytest.fail("slept"))
+    monkeypatch.setattr(cli_show.time, "sleep", lambda s: pytest.fail("slept"))
     code, out, _ = run(capsys, "show", level00, "rr", "--frames")
     assert code == 1            # two steps do not win
     assert "\x1b[" not in out

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from babasolver import cli
+from babasolver.cli import solve as cli_solve
 from babasolver.game import replay
 from babasolver.level import read_folder
 from babasolver.notation import parse_solution
@@ -185,7 +186,7 @@ def test_solve_interrupted(capsys, monkeypatch, repo_root, tmp_path):
     def ctrl_c(stats):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(cli, "_progress_text", ctrl_c)  # called from the progress callback
+    monkeypatch.setattr(cli_solve, "_progress_text", ctrl_c)  # called from the progress callback
     monkeypatch.setattr(sys, "stderr", FakeTerminal())
     code = cli.main(["solve", str(folder)])
     out, _ = capsys.readouterr()
@@ -199,12 +200,10 @@ def test_solve_interrupted(capsys, monkeypatch, repo_root, tmp_path):
 
 
 def test_solve_and_bench_read_state_counts_alike(capsys, repo_root, tmp_path, keke_sets):
-    from babasolver import bench
-
     folder = copy_level(repo_root, "00", tmp_path)
     code, out, _ = run(capsys, "solve", folder, "--max-states", "2e7")
     assert code == 0 and field(out, "status").startswith("solved")
-    assert bench.main([str(keke_sets["test"]), "--max-states", "1e8"]) == 2
+    assert cli.main(["bench", str(keke_sets["test"]), "--max-states", "1e8"]) == 2
     _, err = capsys.readouterr()
     assert "the visited store holds at most 67,108,862 states" in err
 
@@ -359,11 +358,11 @@ def test_solve_set_without_id(capsys, keke_sets):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--timeout", "0"], "--timeout must be positive"),
-        (["--max-states", "0"], "--max-states must be at least 1"),
-        (["--max-states", "2.5"], "--max-states expected a whole number"),
-        (["--max-states", "100000000"], "--max-states the visited store holds at most 67,108,862 states"),
-        (["--threads", "0"], "--threads must be at least 1"),
+        (["--timeout", "0"], "argument --timeout: must be more than 0 seconds"),
+        (["--max-states", "0"], "argument --max-states: must be at least 1"),
+        (["--max-states", "2.5"], "argument --max-states: expected a whole number"),
+        (["--max-states", "100000000"], "argument --max-states: the visited store holds at most 67,108,862 states"),
+        (["--threads", "0"], "argument --threads: must be at least 1"),
         (["--all", "--id", "1"], "--id selects one level"),
     ],
 )

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from babasolver import render
+from babasolver import cli, render
 from babasolver.game import replay
 from babasolver.level import load_level
 from babasolver.notation import parse_solution
@@ -129,10 +129,8 @@ def test_an_unwritable_output_leaves_no_partial_file(capsys, repo_root, tmp_path
 
 
 def test_bench_replays_write_a_page_per_solved_level_and_an_index(capsys, keke_sets, tmp_path):
-    from babasolver import bench
-
     out_dir = tmp_path / "out"
-    code = bench.main([str(keke_sets["demo"]), "--ids", "1,2", "--replays", str(out_dir)])
+    code = cli.main(["bench", str(keke_sets["demo"]), "--ids", "1,2", "--replays", str(out_dir)])
     capsys.readouterr()
     assert code == 0
     assert sorted(p.name for p in out_dir.iterdir()) == ["1.html", "2.html", "index.html"]

@@ -2,7 +2,7 @@
 
 import sys
 
-from babasolver.cli import main
+from babasolver._entry import main
 
 if __name__ == "__main__":
     sys.exit(main())

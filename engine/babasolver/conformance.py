@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from .errors import BabaError
-from .game import Simulation
+from .game import Frame, Simulation, replay
 from .judge import Judge, JudgeFrame
 from .level import Level, level_from_ascii, read_keke_set
 from .notation import parse_solution, to_keke
@@ -150,6 +150,10 @@ def _engine_frame(sim) -> JudgeFrame:
     return JudgeFrame(sim.objects(), sim.texts(), sim.rules(), bool(sim.won), sim.illegal is not None)
 
 
+def _judge_view(frame: Frame) -> JudgeFrame:
+    return JudgeFrame(frame.objects, frame.texts, frame.rules, frame.won, frame.illegal is not None)
+
+
 def _difference(ours: JudgeFrame, theirs: JudgeFrame) -> Optional[str]:
     """What differs; on a turn the judge cannot play, only that both say so
     (the judge's own position is then no longer the game)."""
@@ -216,20 +220,11 @@ def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, obj
     verdicts = judge.verdicts([(level, actions) for _, level, actions in plays], frames=True)
     rows = []
     for (label, level, actions), verdict in zip(plays, verdicts):
-        sim = make(level)
-        won_at = broke_at = None
-        for turn, action in enumerate(actions, start=1):
-            sim.step(action)
-            if sim.illegal is not None:
-                broke_at = turn
-                break
-            if sim.won:
-                won_at = turn
-                break
+        played = replay(level, actions, engine=make)
         same_end = True
-        if won_at is None and broke_at is None:
-            same_end = _difference(_engine_frame(sim), verdict.frames[-1]) is None
-        rows.append(StoredSolution(label, len(actions), _outcome(won_at, broke_at),
+        if played.won_at is None and played.illegal_at is None and played.last is not None:
+            same_end = _difference(_judge_view(played.last), verdict.frames[-1]) is None
+        rows.append(StoredSolution(label, len(actions), _outcome(played.won_at, played.illegal_at),
                                    _outcome(verdict.won_at, verdict.defect_at), same_end))
     return rows
 

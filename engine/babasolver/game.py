@@ -8,15 +8,12 @@ there are hidden), and the rule list. A turn the judge cannot play
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Dict, Iterable, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 
 from . import tiles
 from ._core import CoreSimulation
 from .level import Level
-from .notation import WORDS, Action
-
-ACTION_NAMES = WORDS
-FACING_NAMES = ("none",) + WORDS[:4]    # facing id = action id + 1
+from .notation import Action, Facing
 
 ObjectView = Tuple[int, int, int, int, bool]     # tile, x, y, facing, hidden
 TextView = Tuple[int, int, int, bool]            # tile, x, y, hidden
@@ -100,9 +97,9 @@ class Frame:
         """The frame in the judge's terms, as `baba show --json` prints it."""
         return {
             "step": self.turn,
-            "action": None if self.action is None else ACTION_NAMES[self.action],
+            "action": None if self.action is None else Action(self.action).word,
             "objects": [
-                {"tile": tiles.NAMES[t], "x": x, "y": y, "facing": FACING_NAMES[f], "hidden": h}
+                {"tile": tiles.NAMES[t], "x": x, "y": y, "facing": Facing(f).word, "hidden": h}
                 for t, x, y, f, h in self.objects
             ],
             "texts": [{"tile": tiles.NAMES[t], "x": x, "y": y, "hidden": h} for t, x, y, h in self.texts],
@@ -113,7 +110,7 @@ class Frame:
         }
 
 
-def _frame(sim: Simulation, turn: int, action: Optional[int]) -> Frame:
+def _frame(sim: Any, turn: int, action: Optional[int]) -> Frame:
     return Frame(turn, action, sim.objects(), sim.texts(), sim.rules(),
                  bool(sim.won), bool(sim.dead), sim.illegal)
 
@@ -128,7 +125,8 @@ class Replay:
     illegal_at: Optional[int] = None     # the 1-based turn the judge cannot play
     illegal: Optional[str] = None        # why
     dead: bool = False                   # no YOU and no MOVE object at the end
-    frames: List[Frame] = field(default_factory=list)
+    frames: List[Frame] = field(default_factory=list)   # every frame, with keep_frames
+    last: Optional[Frame] = None         # the position where the replay stopped
 
     @property
     def won(self) -> bool:
@@ -143,9 +141,12 @@ class Replay:
         return f"does not win ({self.played} steps played; dead: {'yes' if self.dead else 'no'})"
 
 
-def replay(level: Level, actions: Iterable[int], keep_frames: bool = False) -> Replay:
-    """Play `actions` on `level` until they win or break."""
-    sim = Simulation(level)
+def replay(level: Level, actions: Iterable[int], keep_frames: bool = False,
+           engine: Callable[[Level], Any] = Simulation) -> Replay:
+    """Play `actions` on `level` until they win or break. `engine` makes the
+    simulation (the pure-Python `reference.ReferenceSimulation` plays the
+    same game)."""
+    sim = engine(level)
     result = Replay()
     if keep_frames:
         result.frames.append(_frame(sim, 0, None))
@@ -161,4 +162,5 @@ def replay(level: Level, actions: Iterable[int], keep_frames: bool = False) -> R
             result.won_at = turn
             break
     result.dead = bool(sim.dead)
+    result.last = result.frames[-1] if result.frames else _frame(sim, result.played, None)
     return result

@@ -22,12 +22,11 @@ from . import tiles
 from .errors import BabaError
 from .game import ObjectView, TextView
 from .level import Level
-from .notation import to_keke
+from .notation import Facing, to_keke
 
 __all__ = ["Judge", "JudgeError", "Verdict", "JudgeFrame", "keke_map"]
 
 DRIVER = Path(__file__).with_name("judge_driver.js")
-FACINGS = {"none": 0, "up": 1, "down": 2, "left": 3, "right": 4}
 OBJECT_BY_WORD = {tiles.WORDS[t]: t for t in range(len(tiles.WORDS)) if (tiles.OBJECT_MASK >> t) & 1}
 TEXT_BY_WORD = {tiles.WORDS[t]: t for t in range(len(tiles.WORDS)) if (tiles.TEXT_MASK >> t) & 1}
 
@@ -90,7 +89,7 @@ def keke_map(level: Level) -> Tuple[str, int]:
 
 
 def _frame(data: Dict[str, Any], offset: int) -> JudgeFrame:
-    objects = [(OBJECT_BY_WORD[name], x - offset, y - offset, FACINGS[facing], hidden)
+    objects = [(OBJECT_BY_WORD[name], x - offset, y - offset, int(Facing.from_word(facing)), hidden)
                for name, x, y, facing, hidden in data["objects"]]
     texts = [(TEXT_BY_WORD[name], x - offset, y - offset, hidden) for name, x, y, hidden in data["texts"]]
     rules = []

@@ -37,6 +37,7 @@ __all__ = [
     "read_keke_set",
     "read_keke_level",
     "keke_ids",
+    "keke_entries",
     "load_level",
     "level_from_ascii",
     "tile_by_name",
@@ -435,6 +436,21 @@ def read_keke_set(path: PathLike) -> List[KekeLevel]:
     entries = _entries(p)
     ids = _ids(p, entries)
     return [_make_keke_level(p, lid, entry) for lid, entry in zip(ids, entries)]
+
+
+def keke_entries(path: PathLike) -> List[Tuple[str, Union[KekeLevel, LevelError]]]:
+    """Every level of a Keke JSON level set as (id, level), or (id, the
+    error) for a level that cannot be read, so that one broken map does not
+    hide the others. A set that cannot be read as a whole raises."""
+    p = Path(path)
+    entries = _entries(p)
+    out: List[Tuple[str, Union[KekeLevel, LevelError]]] = []
+    for lid, entry in zip(_ids(p, entries), entries):
+        try:
+            out.append((lid, _make_keke_level(p, lid, entry)))
+        except LevelError as e:
+            out.append((lid, e))
+    return out
 
 
 def keke_ids(path: PathLike) -> List[str]:

@@ -37,7 +37,7 @@ from typing import Iterable, List, Tuple
 from .errors import BabaError
 
 __all__ = [
-    "Action", "UP", "DOWN", "LEFT", "RIGHT", "WAIT", "ACTIONS",
+    "Action", "Facing", "UP", "DOWN", "LEFT", "RIGHT", "WAIT", "ACTIONS",
     "KEKE_LETTERS", "ARROWS", "WORDS",
     "to_keke", "to_arrows", "runs", "parse_solution",
 ]
@@ -79,6 +79,28 @@ class Action(IntEnum):
         if index < 0:
             raise ValueError(f"not a Keke action letter: {letter!r}")
         return cls(index)
+
+
+class Facing(IntEnum):
+    """Where an object faces: an object that has moved faces the way of its
+    last move (facing id = action id + 1); one that never moved faces none."""
+
+    NONE = 0
+    UP = 1
+    DOWN = 2
+    LEFT = 3
+    RIGHT = 4
+
+    @property
+    def word(self) -> str:
+        return "none" if self is Facing.NONE else WORDS[self - 1]
+
+    @classmethod
+    def from_word(cls, word: str) -> "Facing":
+        for facing in cls:
+            if facing.word == word:
+                return facing
+        raise ValueError(f"not a facing: {word!r}")
 
 
 UP, DOWN, LEFT, RIGHT, WAIT = Action

@@ -18,7 +18,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from . import tiles
 from .errors import BabaError
 from .files import write_atomic
-from .game import ACTION_NAMES, Frame, rule_text
+from .game import Frame, rule_text
+from .notation import Action
 from .level import Level
 
 __all__ = ["CELL", "RenderError", "frame_image", "write_png", "write_gif", "write_html",
@@ -192,7 +193,7 @@ def _frames_json(frames: Sequence[Frame]) -> List[Dict[str, Any]]:
              + [[t, x, y, 1 if h else 0] for t, x, y, h in f.texts],
         "r": [rule_text(a, b) for a, b in f.rules],
         "w": f.won, "d": f.dead, "i": f.illegal,
-        "a": None if f.action is None else ACTION_NAMES[f.action],
+        "a": None if f.action is None else Action(f.action).word,
     } for f in frames]
 
 

@@ -28,31 +28,13 @@ import os
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Callable, Optional
 
-from . import tiles
 from ._core import STORE_CAPACITY, CoreLevel, Expander, StateStore
 from .level import Level
-from .notation import Action
+from .notation import Action, to_arrows, to_keke
 from .satisfice import first_solution, shorten, splice_from_store
-
-class Status(str, Enum):
-    """How a search (or, in the bench, a level's run) ended. The values are
-    the words every output uses."""
-
-    SOLVED = "solved"
-    UNSOLVABLE = "unsolvable"          # every reachable state was seen: no solution exists
-    STATE_LIMIT = "state limit"
-    TIME_LIMIT = "time limit"
-    MEMORY_LIMIT = "memory limit"      # the visited table could not grow
-    INTERRUPTED = "interrupted"
-    WRONG = "wrong"                    # the bench: a solution did not replay to a win
-    ERROR = "error"                    # the bench: the search raised
-
-    __str__ = str.__str__
-    __format__ = str.__format__
-
+from .status import Status
 
 SOLVED = Status.SOLVED
 UNSOLVABLE = Status.UNSOLVABLE
@@ -102,37 +84,24 @@ class SearchResult:
     lower_bound: int = 1           # every solution has at least this many moves
     limit: Optional[str] = None    # the limit that stopped breadth-first search, if one did
     satisficing_states: int = 0    # states stored by the satisficing search
+    note: str = ""                 # why a solution is WRONG
 
     @property
     def solved(self) -> bool:
         return self.status == SOLVED
 
+    @property
+    def keke(self) -> Optional[str]:
+        """The solution in Keke letters, e.g. "rrud"."""
+        return None if self.solution is None else to_keke(self.solution)
+
+    @property
+    def arrows(self) -> Optional[str]:
+        """The solution in arrow runs, e.g. "2→ 1↑ 1↓"."""
+        return None if self.solution is None else to_arrows(self.solution)
+
 
 Progress = Callable[[SearchStats], None]
-
-
-def parse_state_count(text: str) -> int:
-    """A --max-states value: '20000000', '20_000_000' or '2e7', from 1 to
-    the store's capacity. Raises ValueError with the reason."""
-    try:
-        value = int(text)
-    except ValueError:
-        try:
-            number = float(text)
-        except ValueError:
-            raise ValueError(f"expected a whole number, got {text!r}") from None
-        if not (number == number and abs(number) != float("inf")) or number != int(number):
-            raise ValueError(f"expected a whole number, got {text!r}") from None
-        value = int(number)
-    if value < 1:
-        raise ValueError(f"must be at least 1, got {text}")
-    if value > STORE_CAPACITY:
-        raise ValueError(f"the visited store holds at most {STORE_CAPACITY:,} states, got {text}")
-    return value
-
-
-def level_has_you_text(level: Level) -> bool:
-    return tiles.YOU_TEXT in level.grid
 
 
 def default_threads() -> int:

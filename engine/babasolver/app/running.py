@@ -1,0 +1,309 @@
+"""Run many levels: in this process, or in worker processes under a memory
+limit, reporting through callbacks.
+
+The worker processes are pebble's `ProcessPool`: its initializer caps each
+worker's address space (RLIMIT_AS), a task that outlives its search by far
+is timed out, and a worker that dies fails only its own level, which is
+reported with the reason (a search that runs out of memory raises
+MemoryError and says "memory limit"; a worker killed from outside says
+how it died).
+"""
+from __future__ import annotations
+
+import multiprocessing
+import pickle
+import resource
+import signal
+import time
+from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from pebble import ProcessExpired, ProcessPool
+
+from ..errors import BabaError
+from ..game import replay
+from ..notation import Action, parse_solution
+from ..solver import DEFAULT_MODE, SearchStats
+from ..status import Status
+from .limits import Limits
+from .memory import default_memory_limit
+from .solving import remove_solution, solution_path, solve_level
+from .tasks import LevelTask
+
+__all__ = ["Sample", "LevelOutcome", "run_level", "run_many", "PROGRESS_EVERY"]
+
+#: Seconds between progress samples of a search.
+PROGRESS_EVERY = 0.25
+
+Sample = Tuple[int, int, float]    # (unique, generated, elapsed)
+OnDone = Callable[[int, int, "LevelOutcome"], None]
+OnProgress = Callable[[LevelTask, SearchStats], None]
+
+
+@dataclass
+class LevelOutcome:
+    """What a run learned about one level."""
+
+    id: str
+    status: Status
+    solution: Optional[List[Action]] = None   # the solution found (for WRONG: the one that failed)
+    verified: bool = False                    # the solution replayed to a win on its last move
+    reference_moves: Optional[int] = None
+    expanded: int = 0
+    generated: int = 0
+    unique: int = 0
+    dead_ends: int = 0
+    depth: int = 0
+    peak_frontier: int = 0
+    elapsed: float = 0.0                      # seconds of search
+    memory_bytes: int = 0                     # bytes held by the visited table at the end
+    samples: List[Sample] = field(default_factory=list)
+    note: str = ""
+    proven_shortest: bool = False             # no solution has fewer moves (or: proven unsolvable)
+    lower_bound: Optional[int] = None         # every solution has at least this many moves
+    limit: Optional[str] = None               # the limit that stopped breadth-first search
+    reference_wins: Optional[bool] = None     # the set's stored solution wins (None: no reference)
+    judge: Optional[str] = None               # "accepted" or "rejected: why" with a judge
+    name: str = ""                            # the level's name
+    written: Optional[str] = None             # the solution file written
+
+    @property
+    def solved(self) -> bool:
+        return self.status == Status.SOLVED
+
+    @property
+    def moves(self) -> Optional[int]:
+        return len(self.solution) if self.solved and self.solution is not None else None
+
+    @property
+    def states_per_second(self) -> float:
+        return self.generated / self.elapsed if self.elapsed > 0 else 0.0
+
+    @property
+    def bytes_per_state(self) -> Optional[float]:
+        return self.memory_bytes / self.unique if self.unique > 0 and self.memory_bytes > 0 else None
+
+
+def _reference_wins(task: LevelTask) -> Optional[bool]:
+    if not task.reference or task.level is None:
+        return None
+    try:
+        return replay(task.level, parse_solution(task.reference)).won
+    except BabaError:
+        return None
+
+
+def _one_line(e: BaseException) -> str:
+    return f"{type(e).__name__}: {' '.join(str(e).splitlines())}"
+
+
+def run_level(
+    task: LevelTask,
+    limits: Limits = Limits.for_many(),
+    mode: str = DEFAULT_MODE,
+    threads: int = 1,
+    write_solution: bool = False,
+    on_progress: Optional[Callable[[SearchStats], None]] = None,
+    progress_every: float = PROGRESS_EVERY,
+) -> LevelOutcome:
+    """Search one level and say how it went. A level that cannot be read or
+    won gives ERROR with the reason; MemoryError gives MEMORY_LIMIT; any
+    other exception gives ERROR (KeyboardInterrupt propagates). With
+    `write_solution`, a folder level's solution file is replaced."""
+    outcome = LevelOutcome(task.id, Status.ERROR, reference_moves=task.reference_moves)
+    folder = task.folder if write_solution else None
+    if task.level is None:
+        if folder is not None:
+            remove_solution(folder)
+        outcome.note = task.error or "the level could not be read"
+        return outcome
+    outcome.name = task.level.name
+    samples = outcome.samples
+
+    def record(stats: SearchStats) -> None:
+        samples.append((int(stats.unique), int(stats.generated), float(stats.elapsed)))
+        if on_progress is not None:
+            on_progress(stats)
+
+    started = time.perf_counter()
+    try:
+        result = solve_level(task.level, limits, mode=mode, threads=threads, progress=record,
+                             progress_every=progress_every, folder=folder)
+    except BabaError as e:
+        outcome.note = str(e)
+        return outcome
+    except MemoryError:
+        outcome.status, outcome.note = Status.MEMORY_LIMIT, "out of memory (MemoryError)"
+        outcome.elapsed = time.perf_counter() - started
+        return outcome
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # noqa: BLE001 - one crashing level must not stop the others
+        outcome.note = _one_line(e)
+        outcome.elapsed = time.perf_counter() - started
+        return outcome
+
+    stats = result.stats
+    outcome.status = Status(result.status)
+    outcome.proven_shortest, outcome.lower_bound, outcome.limit = (
+        result.proven_shortest, result.lower_bound, result.limit)
+    outcome.reference_wins = _reference_wins(task)
+    outcome.expanded, outcome.generated, outcome.unique = stats.expanded, stats.generated, stats.unique
+    outcome.dead_ends, outcome.depth, outcome.peak_frontier = stats.dead_ends, stats.depth, stats.peak_frontier
+    outcome.elapsed, outcome.memory_bytes = stats.elapsed, stats.memory_bytes
+    if not samples or samples[-1][:2] != (stats.unique, stats.generated):
+        samples.append((stats.unique, stats.generated, stats.elapsed))
+    if result.solution is not None:
+        outcome.solution = list(result.solution)
+    if result.status == Status.MEMORY_LIMIT:
+        outcome.note = f"out of memory at {stats.unique:,} states"
+    elif result.status == Status.WRONG:
+        outcome.note = result.note
+    elif result.status == Status.SOLVED:
+        outcome.verified = True
+        if folder is not None:
+            outcome.written = str(solution_path(folder))
+        ref = outcome.reference_moves
+        if ref is not None and outcome.reference_wins and len(outcome.solution or []) > ref:
+            outcome.note = f"longer than the reference ({ref} moves)"
+    return outcome
+
+
+# --------------------------------------------------------------------------
+# Many levels
+
+
+def _start_worker(memory_limit: Optional[int]) -> None:
+    """A worker process: Ctrl-C is the parent's to handle; the address
+    space is capped so that one huge level cannot take the machine down."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if memory_limit:
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        if hard != resource.RLIM_INFINITY:
+            memory_limit = min(memory_limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, hard))
+
+
+def _run_pickled(job: bytes) -> LevelOutcome:
+    """run_level on a pickled (task, limits, mode, threads, write). The pool
+    hands a worker its job while the worker holds the pool's channel; a
+    worker that died there (say, on a level too large to unpickle) would
+    break the whole pool. Unpickled here, the job can fail only itself."""
+    return run_level(*pickle.loads(job))
+
+
+def _death(exitcode: Optional[int]) -> str:
+    if exitcode is not None and exitcode < 0:
+        try:
+            name = signal.Signals(-exitcode).name
+        except ValueError:
+            name = f"signal {-exitcode}"
+        return f"worker process killed by {name}"
+    return f"worker process exited with status {exitcode}"
+
+
+def _lost(task: LevelTask, status: Status, note: str, elapsed: float = 0.0) -> LevelOutcome:
+    return LevelOutcome(task.id, status, reference_moves=task.reference_moves, elapsed=elapsed, note=note)
+
+
+def _in_process(tasks: Sequence[LevelTask], limits: Limits, mode: str, threads: int, write: bool,
+                done: Callable[[int, LevelOutcome], None], on_progress: Optional[OnProgress]) -> bool:
+    for index, task in enumerate(tasks):
+        hook = None if on_progress is None else (lambda stats, t=task: on_progress(t, stats))
+        outcome = run_level(task, limits, mode, threads, write, on_progress=hook)
+        done(index, outcome)
+        if outcome.status == Status.INTERRUPTED:
+            return False
+    return True
+
+
+def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bool, jobs: int,
+                memory_limit: Optional[int], done: Callable[[int, LevelOutcome], None]) -> bool:
+    # A worker that outlives its search by this much is stuck.
+    grace = None if limits.timeout is None else 2 * limits.timeout + 60
+    context = multiprocessing.get_context("spawn")
+    pool = ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(memory_limit,), context=context)
+    futures: Dict[Future, int] = {}
+    started: Dict[int, float] = {}
+    try:
+        for index, task in enumerate(tasks):
+            job = pickle.dumps((task, limits, mode, 1, write))
+            futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
+        pending = set(futures)
+        while pending:
+            finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+            now = time.monotonic()
+            for future in pending:
+                if future.running():
+                    started.setdefault(futures[future], now)
+            for future in finished:
+                index = futures[future]
+                task = tasks[index]
+                elapsed = now - started.get(index, now)
+                try:
+                    outcome = future.result()
+                except FutureTimeout:
+                    outcome = _lost(task, Status.TIME_LIMIT, f"worker process stopped after {grace:.0f} s", elapsed)
+                except ProcessExpired as e:
+                    outcome = _lost(task, Status.ERROR, _death(e.exitcode), elapsed)
+                except MemoryError:
+                    outcome = _lost(task, Status.MEMORY_LIMIT, "out of memory (MemoryError)", elapsed)
+                except Exception as e:  # noqa: BLE001 - report it, go on with the others
+                    outcome = _lost(task, Status.ERROR, _one_line(e), elapsed)
+                done(index, outcome)
+        pool.close()
+        return True
+    except KeyboardInterrupt:
+        now = time.monotonic()
+        for future, index in futures.items():
+            if not future.done() and index in started:
+                done(index, _lost(tasks[index], Status.INTERRUPTED, "interrupted", now - started[index]))
+        return False
+    finally:
+        pool.stop()
+        pool.join(timeout=10)
+
+
+def run_many(
+    tasks: Sequence[LevelTask],
+    limits: Limits = Limits.for_many(),
+    mode: str = DEFAULT_MODE,
+    *,
+    jobs: int = 1,
+    memory_limit: Optional[int] = None,
+    threads: int = 1,
+    write_solutions: bool = False,
+    on_done: Optional[OnDone] = None,
+    on_progress: Optional[OnProgress] = None,
+) -> Tuple[List[LevelOutcome], bool]:
+    """Run every task; returns (outcomes in set order, completed).
+
+    With `jobs` 1 and no `memory_limit` the levels run here, one after the
+    other, each search on `threads` threads, with `on_progress(task,
+    stats)` during each search. Otherwise they run in worker processes, one
+    thread each, each worker's address space capped at `memory_limit`
+    bytes (default: the RAM shared evenly). `on_done(k, n, outcome)` is
+    called as each level finishes, k counting finished levels. After
+    Ctrl-C, `completed` is False and the outcomes hold the levels finished
+    or cut short."""
+    results: List[Optional[LevelOutcome]] = [None] * len(tasks)
+    finished = [0]
+
+    def done(index: int, outcome: LevelOutcome) -> None:
+        results[index] = outcome
+        finished[0] += 1
+        if on_done is not None:
+            on_done(finished[0], len(tasks), outcome)
+
+    try:
+        if jobs <= 1 and memory_limit is None:
+            completed = _in_process(tasks, limits, mode, threads, write_solutions, done, on_progress)
+        else:
+            workers = max(1, min(jobs, len(tasks)))
+            limit = memory_limit if memory_limit is not None else default_memory_limit(workers)
+            completed = _in_workers(tasks, limits, mode, write_solutions, workers, limit, done)
+    except KeyboardInterrupt:
+        completed = False
+    return [r for r in results if r is not None], completed

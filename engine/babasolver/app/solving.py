@@ -1,0 +1,105 @@
+"""Solve one level: check the request, refuse a level that cannot be won,
+search, verify the solution by replay, and write a folder's solution file.
+"""
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Optional
+
+from .. import tiles
+from ..errors import BabaError
+from ..files import write_atomic
+from ..game import replay
+from ..level import Level
+from ..notation import to_arrows
+from .. import solver
+from ..solver import DEFAULT_MAX_STATES, DEFAULT_MODE, Progress, SearchResult
+from ..status import Status
+from .limits import Limits, check_mode, check_threads
+
+__all__ = ["SOLUTION_FILE", "solve", "solve_level", "why_not_a_win", "refuse_unwinnable", "remove_solution",
+           "solution_path"]
+
+#: Where a level folder's solution is written, and read by `check`.
+SOLUTION_FILE = "solution.txt"
+
+
+def solution_path(folder: Path) -> Path:
+    return folder / SOLUTION_FILE
+
+
+def remove_solution(folder: Path) -> None:
+    """A stale solution never survives a run that does not solve the level."""
+    with contextlib.suppress(FileNotFoundError):
+        solution_path(folder).unlink()
+
+
+def refuse_unwinnable(level: Level) -> None:
+    """Raise BabaError for a level that no play can win: nothing can ever be
+    YOU without a 'you' text."""
+    if tiles.YOU_TEXT not in level.grid:
+        raise BabaError(
+            f"{level.name}: the level has no 'you' text, so nothing can ever be YOU and it cannot be solved"
+        )
+
+
+def why_not_a_win(level: Level, solution: list) -> Optional[str]:
+    """None when `solution` wins `level` exactly on its last move, else why not."""
+    result = replay(level, solution)
+    n = len(solution)
+    if result.illegal_at is not None:
+        return f"the solution found ({n} moves) breaks at turn {result.illegal_at} on replay: {result.illegal}"
+    if result.won_at is None:
+        return f"the solution found ({n} moves) does not win on replay"
+    if result.won_at != n:
+        return f"the solution found ({n} moves) wins already on move {result.won_at} on replay"
+    return None
+
+
+def solve_level(
+    level: Level,
+    limits: Limits = Limits(),
+    *,
+    mode: str = DEFAULT_MODE,
+    threads: Optional[int] = None,
+    progress: Optional[Progress] = None,
+    progress_every: float = 0.5,
+    folder: Optional[Path] = None,
+) -> SearchResult:
+    """Search `level` within `limits`. A solution is replayed before it is
+    returned; one that does not win is reported with status WRONG (a bug).
+    With `folder`, its solution file is deleted first and written again
+    when the level is solved. Raises BabaError for a level that cannot be
+    won or bad arguments."""
+    check_mode(mode)
+    threads = check_threads(threads)
+    if folder is not None:
+        remove_solution(folder)
+    refuse_unwinnable(level)
+    result = solver.solve(level, max_states=limits.max_states, timeout=limits.timeout, progress=progress,
+                   progress_every=progress_every, threads=threads, mode=mode)
+    if result.status == Status.SOLVED and result.solution is not None:
+        problem = why_not_a_win(level, result.solution)
+        if problem is not None:
+            result.status, result.note = Status.WRONG, problem
+        elif folder is not None:
+            write_atomic(solution_path(folder), (to_arrows(result.solution) + "\n").encode("utf-8"))
+    return result
+
+
+def solve(
+    level: Level,
+    *,
+    timeout: Optional[float] = None,
+    max_states: int = DEFAULT_MAX_STATES,
+    mode: str = DEFAULT_MODE,
+    threads: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> SearchResult:
+    """A solution of `level`: the shortest when breadth-first search proves
+    it within the budget (`result.proven_shortest`), else the best found
+    with the lower bound breadth-first search established. The defaults are
+    the CLI's: no time limit, 50 million states, mode "both", every CPU.
+    Raises BabaError for a level that cannot be won or bad limits."""
+    return solve_level(level, Limits(timeout, max_states), mode=mode, threads=threads, progress=progress)

@@ -1,0 +1,111 @@
+"""Levels to work on: one loader for one level and for many, one wording of
+its errors.
+
+A set is a Keke JSON level set (``{"levels": [...]}``) or a folder; in a
+folder every level folder below it (one holding ``tiles.txt`` and
+``content.txt``) is a level, named by its path relative to the folder. A
+level that cannot be read becomes a task that carries its error, so that a
+run over many levels reports it in its row and goes on.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple, Union
+
+from ..errors import BabaError, LevelError
+from ..level import (
+    CONTENT_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, read_folder,
+    read_keke_level,
+)
+from ..notation import parse_solution
+
+__all__ = ["LevelTask", "load_tasks", "select_ids", "load_one", "is_level_folder"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+
+@dataclass(frozen=True)
+class LevelTask:
+    """One level of a set: its id, the level (None when it cannot be read,
+    and then `error` says why), the set's stored solution in Keke letters,
+    and the level folder it came from (None for a Keke set)."""
+
+    id: str
+    level: Optional[Level]
+    reference: Optional[str] = None
+    folder: Optional[Path] = None
+    error: Optional[str] = None
+
+    @property
+    def reference_moves(self) -> Optional[int]:
+        if not self.reference:
+            return None
+        try:
+            return len(parse_solution(self.reference))
+        except BabaError:
+            return None
+
+
+def is_level_folder(path: Path) -> bool:
+    return (path / TILES_FILE).is_file() and (path / CONTENT_FILE).is_file()
+
+
+def _folder_task(level_id: str, folder: Path) -> LevelTask:
+    try:
+        return LevelTask(level_id, read_folder(folder), None, folder)
+    except LevelError as e:
+        return LevelTask(level_id, None, None, folder, error=str(e))
+
+
+def _set_task(lid: str, entry: Union[KekeLevel, LevelError]) -> LevelTask:
+    if isinstance(entry, LevelError):
+        return LevelTask(lid, None, error=str(entry))
+    return LevelTask(lid, entry.level, entry.solution or None)
+
+
+def load_tasks(path: PathLike) -> List[LevelTask]:
+    """The levels of a Keke JSON set, or of the level folders at or under a
+    folder, in order. Raises BabaError when the set itself cannot be read."""
+    p = Path(path)
+    if not p.exists():
+        raise BabaError(f"{p}: no such level set or folder")
+    if p.is_dir():
+        folders = find_level_folders(p)
+        if not folders:
+            raise BabaError(f"{p}: no level folders (with {TILES_FILE} and {CONTENT_FILE}) in this folder")
+        return [_folder_task(level_id, folder) for level_id, folder in folders]
+    if p.suffix.lower() != ".json":
+        raise BabaError(f"{p}: not a level set: expected a Keke .json level set or a folder of level folders")
+    tasks = [_set_task(lid, entry) for lid, entry in keke_entries(p)]
+    if not tasks:
+        raise BabaError(f"{p}: the level set has no levels")
+    return tasks
+
+
+def select_ids(tasks: Sequence[LevelTask], ids: Optional[Sequence[str]]) -> List[LevelTask]:
+    """The tasks whose ids are in `ids` (all of them when None), in set
+    order. Ids match with or without spaces around them."""
+    if ids is None:
+        return list(tasks)
+    wanted = [i.strip() for i in ids if i.strip()]
+    if not wanted:
+        raise BabaError("--ids: no level ids given")
+    known = {t.id.strip() for t in tasks}
+    unknown = [i for i in wanted if i not in known]
+    if unknown:
+        shown = ", ".join(t.id for t in tasks[:12]) + (", ..." if len(tasks) > 12 else "")
+        raise BabaError(f"--ids: no level with id {', '.join(map(repr, unknown))} in the set (ids: {shown})")
+    chosen = set(wanted)
+    return [t for t in tasks if t.id.strip() in chosen]
+
+
+def load_one(path: PathLike, level_id: Optional[str] = None) -> Tuple[Level, Optional[KekeLevel]]:
+    """One level, and its Keke set entry (author, stored solution) when it
+    comes from a set."""
+    p = Path(path)
+    if level_id is not None and p.is_file() and p.suffix.lower() == ".json":
+        entry = read_keke_level(p, level_id)
+        return entry.level, entry
+    return load_level(p, level_id), None

@@ -1,0 +1,128 @@
+"""The ``baba`` command line: a package of thin commands.
+
+Each command is a module with ``add_parser(subparsers)`` and ``run(args) ->
+exit status``; it parses, calls the application layer (:mod:`babasolver.app`)
+and formats. What they share is in :mod:`.common`. :func:`main` turns every
+:class:`~babasolver.errors.BabaError` and :class:`OSError` into one line
+``baba: error: <message>`` on stderr and exit status 2; argparse's usage
+errors exit with 2 as well.
+"""
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import NoReturn, Optional, Sequence
+
+from .. import __version__
+from ..errors import BabaError
+from . import bench, check, show, solve
+from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, PROG, safe
+
+__all__ = ["main", "build_parser", "PROG"]
+
+COMMANDS = (solve, check, show, bench)
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """Usage errors as one line, like every other error."""
+
+    def error(self, message: str) -> "NoReturn":  # type: ignore[override]
+        raise _UsageError(f"{message} (run '{self.prog} --help' for usage)")
+
+
+class _SubcommandParser(_Parser):
+    """A subcommand's parser. With ``allow_intermixed = True`` set on it, it
+    reads options and positionals in any order, so that ``check LEVEL --id 3
+    SOLUTION`` works (plain argparse gives up on the optional SOLUTION once
+    ``--id`` sits between it and LEVEL)."""
+
+    allow_intermixed = False
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        if not self.allow_intermixed or self._intermixing:
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog=PROG,
+        description="Shortest solutions of Baba Is You levels (Keke AI Competition rules).",
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubcommandParser)
+    for command in COMMANDS:
+        command.add_parser(subparsers)
+    return parser
+
+
+def _error(message: str) -> None:
+    print(f"{PROG}: error: {safe(' '.join(str(message).splitlines()))}", file=sys.stderr)
+
+
+def _os_error_message(e: OSError) -> str:
+    if e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    return str(e) or type(e).__name__
+
+
+def _silence_stdout() -> None:
+    """After a broken pipe, point stdout at /dev/null so the exit flush is quiet."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _tolerate_narrow_encodings() -> None:
+    """Arrows and other non-ASCII output must not crash on a terminal whose
+    encoding lacks them, nor a lone surrogate from a level file on any:
+    escape what cannot be encoded instead."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")  # type: ignore[union-attr]
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the ``baba`` command line; returns the exit status."""
+    _tolerate_narrow_encodings()
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as e:
+        _error(str(e))
+        return EXIT_ERROR
+    except SystemExit as e:  # --help / --version
+        return e.code if isinstance(e.code, int) else 0
+    run = getattr(args, "run", None)
+    if run is None:
+        _error(f"choose a command: {', '.join(c.__name__.rsplit('.', 1)[-1] for c in COMMANDS)}"
+               f" (run '{PROG} --help' for usage)")
+        return EXIT_ERROR
+    try:
+        return int(run(args) or 0)
+    except BabaError as e:
+        _error(str(e))
+        return EXIT_ERROR
+    except BrokenPipeError:
+        # The reader went away (e.g. `baba ... | head`): stop quietly.
+        _silence_stdout()
+        return EXIT_NO
+    except OSError as e:
+        _error(_os_error_message(e))
+        return EXIT_ERROR
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED

@@ -1,0 +1,110 @@
+"""baba bench: solve every level of a set under per-level limits; a table,
+a summary, and optionally a JSON report and replays."""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+from typing import List
+
+from ..app.limits import Limits
+from ..app.report import build_report, judge_outcomes, summarize, write_replays, write_report
+from ..app.running import LevelOutcome, run_many
+from ..app.tasks import LevelTask, load_tasks, select_ids
+from ..errors import BabaError
+from ..judge import Judge
+from ..solver import SearchStats
+from .bench_text import format_scaling, format_summary, format_table, si
+from .common import (
+    EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_judge_argument, add_limit_arguments,
+    add_mode_argument, gigabytes, job_count, safe,
+)
+
+
+def _id_list(text: str) -> List[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    p = subparsers.add_parser(
+        "bench",
+        help="solve every level of a set under limits; table, summary, JSON report",
+        description="Solve every level of a Keke JSON level set (or every level folder under a folder)"
+                    " with a per-level time and state limit, replay each solution found, and print a"
+                    " table and a summary. Exit status 1 if a solution fails to replay, the judge"
+                    " rejects one, or a level could not be run.",
+    )
+    p.add_argument("set", metavar="SET_OR_DIR",
+                   help="a Keke .json level set, or a folder searched for level folders (tiles.txt + content.txt)")
+    add_limit_arguments(p, many_default=True)
+    p.add_argument("--jobs", type=job_count, default=1, metavar="N",
+                   help="levels run at once in worker processes (default 1: in this process; 0: one per CPU)")
+    p.add_argument("--memory-limit", type=gigabytes, default=None, metavar="GB",
+                   help="address space per level: the levels run in worker processes capped at GB each"
+                        " (default with --jobs 2 or more: RAM / jobs; with --jobs 1: no cap, in this"
+                        " process); a level that needs more reports 'memory limit'")
+    p.add_argument("--ids", type=_id_list, default=None, metavar="ID,ID,...", help="run only these levels")
+    p.add_argument("--report", default=None, metavar="OUT.json",
+                   help="also write a JSON report (Keke competition fields per level)")
+    add_mode_argument(p)
+    p.add_argument("--replays", default=None, metavar="DIR",
+                   help="write an HTML replay of every level solved into DIR, and an index.html")
+    add_judge_argument(p, "every solution found")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.perf_counter()
+    tasks = select_ids(load_tasks(args.set), args.ids)
+    if args.report is not None:
+        folder = Path(args.report).parent
+        if str(folder) and not folder.is_dir():
+            raise BabaError(f"{args.report}: cannot write the report: no such folder {folder}")
+    judge = Judge(args.judge) if args.judge is not None else None
+    limits = Limits.for_many(args.timeout, args.max_states)
+    memory_limit = None if args.memory_limit is None else int(args.memory_limit * 2**30)
+    line = StatusLine()
+    finished = [0]
+
+    def on_done(k: int, n: int, o: LevelOutcome) -> None:
+        finished[0] = k
+        moves = f" {o.moves} moves" if o.moves is not None else ""
+        note = f" ({safe(o.note)})" if o.note else ""
+        line.line(f"[{k}/{n}] {safe(o.id)} {o.status}{moves}, {o.unique:,} states, {o.elapsed:.3f} s{note}")
+
+    def on_progress(task: LevelTask, stats: SearchStats) -> None:
+        line.update(f"[{finished[0] + 1}/{len(tasks)}] {safe(task.id)} searching: {stats.unique:,} states,"
+                    f" {si(stats.states_per_second)}/s, {stats.elapsed:.1f} s")
+
+    # One thread per level, so that states/s are per core; --jobs runs levels side by side.
+    outcomes, completed = run_many(tasks, limits, args.mode, jobs=args.jobs, memory_limit=memory_limit,
+                                   on_done=on_done, on_progress=on_progress if line.enabled else None)
+    line.clear()
+    if judge is not None:
+        judge_outcomes(judge, tasks, outcomes)
+    summary = summarize(outcomes, wall_time=time.perf_counter() - started, completed=completed)
+
+    out = sys.stdout
+    out.write(f"bench: {safe(args.set)} ({len(tasks)} levels), timeout {limits.timeout:g} s,"
+              f" max {limits.max_states:,} states, jobs {args.jobs}, mode {args.mode}\n\n")
+    out.write(format_table(outcomes) + "\n\n")
+    out.write(format_summary(summary) + "\n\n")
+    out.write(format_scaling(summary.scaling) + "\n")
+    out.flush()
+    if args.report is not None:
+        write_report(args.report, build_report(str(args.set), limits.timeout, limits.max_states, outcomes, summary))
+        out.write(f"\nreport written to {args.report}\n")
+    if args.replays is not None:
+        index = write_replays(Path(args.replays), tasks, outcomes, str(args.set))
+        out.write(f"\nreplays written to {args.replays} (open {index})\n")
+    if summary.wrong or summary.errors or summary.judge_rejected_ids:
+        sys.stderr.write(f"baba bench: {summary.wrong} solution(s) failed to replay (a bug),"
+                         f" {len(summary.judge_rejected_ids)} were rejected by the judge and"
+                         f" {summary.errors} level(s) could not be run: "
+                         f"{', '.join(safe(i) for i in summary.wrong_ids + summary.judge_rejected_ids + summary.error_ids)}\n")
+        return EXIT_NO
+    if not completed:
+        sys.stderr.write("baba bench: interrupted\n")
+        return EXIT_INTERRUPTED
+    return EXIT_OK

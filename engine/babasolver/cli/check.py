@@ -1,0 +1,54 @@
+"""baba check: replay a solution and say whether, and when, it wins."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..app.checking import check_solution, find_solution
+from ..app.solving import SOLUTION_FILE
+from ..app.tasks import load_one
+from ..judge import Judge
+from ..notation import to_arrows
+from .common import EXIT_NO, EXIT_OK, PROG, Subparsers, add_judge_argument, add_level_arguments, dump_json, safe
+from .solve import solution_json
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    p = subparsers.add_parser(
+        "check",
+        help="replay a solution and say whether (and when) it wins",
+        description=f"Replay SOLUTION (Keke letters like 'rrud' or arrow runs like '3→ 1↑'). Without "
+        f"SOLUTION, the level folder's {SOLUTION_FILE} is read, or, for a Keke set, the level's "
+        "stored solution. Exit status: 0 wins, 1 does not win, 2 bad input.",
+    )
+    add_level_arguments(p)
+    p.add_argument("solution", metavar="SOLUTION", nargs="?", default=None,
+                   help=f"the moves to play (default: {SOLUTION_FILE} or the Keke set's stored solution)")
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    add_judge_argument(p, "the solution")
+    p.allow_intermixed = True  # LEVEL [--id ID] SOLUTION in any order
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    level, entry = load_one(args.level, args.level_id)
+    actions, source = find_solution(Path(args.level), args.solution, entry, PROG)
+    judge = Judge(args.judge) if args.judge is not None else None
+    check = check_solution(level, actions, source, judge)
+    result, verdict, n = check.replay, check.verdict, len(actions)
+    if args.json:
+        dump_json({
+            "level": level.name, "source": source, "solution": solution_json(actions),
+            "won": result.won, "win_step": result.won_at, "played": result.played, "dead": result.dead,
+            "illegal": None if result.illegal_at is None else {"turn": result.illegal_at, "reason": result.illegal},
+            "judge": None if verdict is None else {
+                "accepted": verdict.accepts(n), "verdict": verdict.describe(n),
+                "win_step": verdict.won_at, "defect_step": verdict.defect_at,
+            },
+        })
+    else:
+        print(f"{safe(level.name)}: {to_arrows(actions) or '(empty)'} ({n} moves, from {safe(source)})")
+        print(result.summary(n))
+        if verdict is not None:
+            print(f"judge: {verdict.describe(n)}")
+    return EXIT_OK if check.accepted else EXIT_NO

@@ -1,0 +1,154 @@
+"""What the commands share: argument types and options, the progress line,
+safe printing, and the exit statuses."""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+from typing import Any, Callable, List, Optional, Sequence, TextIO, Tuple
+
+from ..app import limits
+from ..level import printable
+from ..solver import MODES, DEFAULT_MODE
+
+PROG = "baba"
+
+#: Exit statuses: the work is done; the answer is "no" (not solved, does
+#: not win, a bug found); bad input; stopped by Ctrl-C.
+EXIT_OK = 0
+EXIT_NO = 1
+EXIT_ERROR = 2
+EXIT_INTERRUPTED = 130
+
+Subparsers = "argparse._SubParsersAction[argparse.ArgumentParser]"
+
+
+# --------------------------------------------------------------------------
+# Argument types: each reads a value with app.limits, so that every command
+# accepts the same values and words the same errors.
+
+
+def _argument_type(parse: Callable[[str], Any], name: str) -> Callable[[str], Any]:
+    def read(text: str) -> Any:
+        try:
+            return parse(text)
+        except ValueError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    read.__name__ = name
+    return read
+
+
+seconds = _argument_type(limits.parse_seconds, "seconds")
+state_count = _argument_type(limits.parse_state_count, "state count")
+thread_count = _argument_type(limits.parse_threads, "threads")
+job_count = _argument_type(limits.parse_jobs, "jobs")
+gigabytes = _argument_type(limits.parse_gigabytes, "GB")
+
+
+def add_level_arguments(parser: argparse.ArgumentParser) -> None:
+    """LEVEL and --id ID (args.level, args.level_id)."""
+    parser.add_argument(
+        "level", metavar="LEVEL",
+        help="a level folder (tiles.txt + content.txt) or a Keke .json level set (then give --id)",
+    )
+    parser.add_argument("--id", dest="level_id", metavar="ID", default=None,
+                        help="level id inside a Keke .json level set")
+
+
+def add_limit_arguments(parser: argparse.ArgumentParser, many_default: bool) -> None:
+    """--timeout and --max-states, alike for every command."""
+    shown = f"{limits.MANY_DEFAULT_TIMEOUT:g}" if many_default else "none"
+    many = f"; with many levels: {limits.MANY_DEFAULT_TIMEOUT:g}" if not many_default else ""
+    parser.add_argument("--timeout", type=seconds, metavar="S",
+                        default=limits.MANY_DEFAULT_TIMEOUT if many_default else None,
+                        help=f"stop each level's search after S seconds (default: {shown}{many})")
+    parser.add_argument("--max-states", type=state_count, default=limits.DEFAULT_MAX_STATES, metavar="N",
+                        help="stop once N distinct states are stored, e.g. 2e7 (default:"
+                             f" {limits.DEFAULT_MAX_STATES:_}; at most the store's {limits.STORE_CAPACITY:_})")
+
+
+def add_mode_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--mode", choices=MODES, default=DEFAULT_MODE,
+        help="both: breadth-first search, and where it does not finish quickly, a satisficing search "
+        "for a first solution that breadth-first search then proves shortest or bounds, within one "
+        "budget; shortest: breadth-first search only; fast: stop at the first solution of the "
+        f"satisficing search, shortened (default: {DEFAULT_MODE})",
+    )
+
+
+def add_judge_argument(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--judge", metavar="DIR", default=None,
+                        help=f"also replay {what} in the Keke competition's judge (DIR holds its"
+                             " simulation.js, e.g. ../shared/keke-reference), with node")
+
+
+# --------------------------------------------------------------------------
+# Output
+
+
+def safe(text: object) -> str:
+    """A name, id or note from a level file, printable on any terminal:
+    control characters and lone surrogates escaped."""
+    return printable(str(text))
+
+
+def dump_json(value: Any) -> None:
+    print(json.dumps(value, ensure_ascii=False))
+
+
+def count(n: int) -> str:
+    return f"{n:,}"
+
+
+def print_rows(rows: Sequence[Tuple[str, str]]) -> None:
+    """'label: value' lines, the values aligned."""
+    width = max(len(label) for label, _ in rows) + 1
+    for label, value in rows:
+        print(f"{label + ':':<{width}} {value}")
+
+
+def aligned(rows: Sequence[Sequence[str]], right: Sequence[bool]) -> List[str]:
+    """Table lines, each column padded to its widest cell."""
+    widths = [max(len(row[c]) for row in rows) for c in range(len(right))]
+    return ["  ".join(cell.rjust(w) if r else cell.ljust(w) for cell, w, r in zip(row, widths, right)).rstrip()
+            for row in rows]
+
+
+class StatusLine:
+    """Progress on a terminal: a transient line redrawn in place with '\\r',
+    and lasting lines printed above it. Prints nothing when the stream is
+    not a terminal."""
+
+    def __init__(self, stream: Optional[TextIO] = None) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        try:
+            self.enabled = bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            self.enabled = False
+        self.shown = False
+
+    def update(self, text: str) -> None:
+        if not self.enabled:
+            return
+        width = shutil.get_terminal_size((80, 24)).columns
+        if width > 1 and len(text) > width - 1:
+            text = text[: width - 1]
+        self.stream.write("\r" + text + "\x1b[K")
+        self.stream.flush()
+        self.shown = True
+
+    def clear(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.shown = False
+
+    def line(self, text: str) -> None:
+        """A line that stays."""
+        if not self.enabled:
+            return
+        self.clear()
+        self.stream.write(text + "\n")
+        self.stream.flush()

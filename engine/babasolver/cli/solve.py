@@ -1,0 +1,216 @@
+"""baba solve: a level's shortest solution, or every level's with --all."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..app.limits import DEFAULT_MAX_STATES, Limits, default_threads
+from ..app.running import LevelOutcome, run_many
+from ..app.solving import SOLUTION_FILE, remove_solution, solution_path, solve_level
+from ..app.tasks import LevelTask, is_level_folder, load_one, load_tasks
+from ..errors import BabaError
+from ..notation import Action, to_arrows, to_keke
+from ..solver import SearchResult, SearchStats
+from ..status import Status
+from .common import (
+    EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_level_arguments,
+    add_limit_arguments, add_mode_argument, aligned, count, dump_json, print_rows, safe, thread_count,
+)
+
+#: Statuses, in the order the totals line gives them.
+ORDER = (Status.SOLVED, Status.UNSOLVABLE, Status.TIME_LIMIT, Status.STATE_LIMIT, Status.MEMORY_LIMIT,
+         Status.WRONG, Status.INTERRUPTED, Status.ERROR)
+
+
+def add_parser(subparsers: Subparsers) -> None:
+    p = subparsers.add_parser(
+        "solve",
+        help="find a shortest solution of a level (or of every level with --all)",
+        description="Find a shortest solution (fewest turns) by breadth-first search, with a "
+        "satisficing search beside it for levels breadth-first search cannot finish (see --mode). "
+        "The result says whether the solution is proven shortest, and the lower bound breadth-first "
+        f"search established. For a level folder, {SOLUTION_FILE} is deleted first and written "
+        "again on success. Exit status: 0 solved; 1 proven unsolvable or a limit was hit; 2 bad "
+        "input; 130 interrupted (Ctrl-C).",
+    )
+    add_level_arguments(p)
+    p.add_argument("--all", action="store_true",
+                   help="solve every level folder under LEVEL (recursively) or every level of a Keke"
+                        " .json set, then print a table; a level that cannot be read gets a row")
+    add_limit_arguments(p, many_default=False)
+    p.add_argument("--threads", type=thread_count, default=None, metavar="N",
+                   help="threads that expand each batch of states; the search and its result are the"
+                        " same for any N (default: every CPU this process may use)")
+    add_mode_argument(p)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.set_defaults(run=run)
+
+
+def solution_json(actions: Optional[Sequence[Action]]) -> Optional[Dict[str, Any]]:
+    if actions is None:
+        return None
+    return {"arrows": to_arrows(actions), "keke": to_keke(actions), "moves": len(actions)}
+
+
+def stats_json(stats: SearchStats) -> Dict[str, Any]:
+    return {
+        "expanded": stats.expanded, "generated": stats.generated, "unique": stats.unique,
+        "dead_ends": stats.dead_ends, "depth": stats.depth, "peak_frontier": stats.peak_frontier,
+        "elapsed": round(stats.elapsed, 6), "memory_bytes": stats.memory_bytes,
+        "states_per_second": round(stats.states_per_second, 1),
+    }
+
+
+def _seconds(s: float) -> str:
+    return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
+
+
+def explain(result: SearchResult, limits: Limits) -> str:
+    """The human explanation of a search's status."""
+    status = result.status
+    bound = f"every solution has at least {result.lower_bound} moves"
+    if status == Status.SOLVED:
+        if result.proven_shortest:
+            return f"solved: {len(result.solution or [])} moves, the fewest possible"
+        why = f"breadth-first search stopped at the {result.limit}" if result.limit else "--mode fast"
+        return f"solved: {len(result.solution or [])} moves, not proven shortest ({bound}; {why})"
+    if status == Status.UNSOLVABLE:
+        return "unsolvable: every reachable state was explored and none wins"
+    if status == Status.STATE_LIMIT:
+        return (f"state limit hit (--max-states {limits.max_states}): no solution within "
+                f"{count(result.stats.unique)} states; the level may still be solvable ({bound})")
+    if status == Status.MEMORY_LIMIT:
+        return (f"memory limit hit: the visited table could not grow past {count(result.stats.unique)}"
+                f" states; the level may still be solvable ({bound})")
+    if status == Status.TIME_LIMIT:
+        return (f"time limit hit (--timeout {limits.timeout:g}): no solution within "
+                f"{_seconds(result.stats.elapsed)}; the level may still be solvable ({bound})")
+    if status == Status.INTERRUPTED:
+        return "interrupted (Ctrl-C): stopped before a solution was found; counters so far below"
+    return f"{status}: {result.note}"
+
+
+def _progress_text(stats: SearchStats) -> str:
+    return (f"depth {stats.depth}  {count(stats.unique)} unique states  "
+            f"{count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s")
+
+
+def _exit_code(status: str) -> int:
+    return {Status.SOLVED: EXIT_OK, Status.INTERRUPTED: EXIT_INTERRUPTED}.get(Status(status), EXIT_NO)
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.all:
+        return _run_all(args)
+    limits = Limits(args.timeout, args.max_states or DEFAULT_MAX_STATES)
+    path = Path(args.level)
+    folder = path if args.level_id is None and path.is_dir() and is_level_folder(path) else None
+    if folder is not None:
+        remove_solution(folder)            # a stale solution never survives, even bad input
+    level, _ = load_one(path, args.level_id)
+    line = StatusLine()
+    try:
+        result = solve_level(level, limits, mode=args.mode, threads=args.threads, folder=folder,
+                             progress=(lambda s: line.update(_progress_text(s))) if line.enabled else None)
+    finally:
+        line.clear()
+    written = solution_path(folder) if folder is not None and result.status == Status.SOLVED else None
+    if args.json:
+        dump_json({
+            "level": level.name, "status": result.status, "proven_shortest": result.proven_shortest,
+            "lower_bound": result.lower_bound, "limit": result.limit,
+            "solution": solution_json(result.solution), "stats": stats_json(result.stats),
+        })
+        return _exit_code(result.status)
+    rows: List[Tuple[str, str]] = [("level", safe(level.name)), ("status", explain(result, limits))]
+    if result.solution is not None:
+        rows += [("solution", to_arrows(result.solution)), ("keke", to_keke(result.solution))]
+        if written is not None:
+            rows.append(("written", str(written)))
+    else:
+        rows.append(("solution", "none"))
+    stats = result.stats
+    rows += [("expanded", count(stats.expanded)), ("generated", count(stats.generated)),
+             ("unique", count(stats.unique)), ("dead ends", count(stats.dead_ends)),
+             ("depth", str(stats.depth)), ("peak frontier", count(stats.peak_frontier)),
+             ("time", _seconds(stats.elapsed)), ("states/s", count(int(stats.states_per_second)))]
+    print_rows(rows)
+    return _exit_code(result.status)
+
+
+# --------------------------------------------------------------------------
+# --all
+
+
+def _all_tasks(args: argparse.Namespace) -> List[LevelTask]:
+    if args.level_id is not None:
+        raise BabaError("--id selects one level; leave it out with --all")
+    path = Path(args.level)
+    if path.exists() and not path.is_dir() and path.suffix.lower() != ".json":
+        raise BabaError(f"{path}: --all needs a folder of level folders or a Keke .json level set")
+    return load_tasks(path)
+
+
+def _record(o: LevelOutcome) -> Dict[str, Any]:
+    return {
+        "id": o.id, "level": o.name or None, "status": o.status,
+        "proven_shortest": o.proven_shortest, "lower_bound": o.lower_bound, "limit": o.limit,
+        "solution": solution_json(o.solution if o.solved else None),
+        "stats": None if o.status == Status.ERROR else {
+            "expanded": o.expanded, "generated": o.generated, "unique": o.unique, "dead_ends": o.dead_ends,
+            "depth": o.depth, "peak_frontier": o.peak_frontier, "elapsed": round(o.elapsed, 6),
+            "memory_bytes": o.memory_bytes, "states_per_second": round(o.states_per_second, 1)},
+        **({"error": o.note} if o.status == Status.ERROR else {}),
+    }
+
+
+def _run_all(args: argparse.Namespace) -> int:
+    tasks = _all_tasks(args)
+    limits = Limits.for_many(args.timeout, args.max_states)
+    line = StatusLine()
+
+    def progress(task: LevelTask, stats: SearchStats) -> None:
+        line.update(f"{safe(task.id)} ... {_progress_text(stats)}")
+
+    try:
+        outcomes, completed = run_many(tasks, limits, args.mode, threads=args.threads or default_threads(),
+                                       write_solutions=True, on_progress=progress if line.enabled else None)
+    finally:
+        line.clear()
+    if args.json:
+        dump_json([_record(o) for o in outcomes])
+    else:
+        _print_table(outcomes, len(tasks))
+    for o in outcomes:
+        if o.status == Status.ERROR:
+            print(f"baba: error: {safe(o.note)}", file=sys.stderr)
+    if not completed or any(o.status == Status.INTERRUPTED for o in outcomes):
+        return EXIT_INTERRUPTED
+    if any(o.status == Status.ERROR for o in outcomes):
+        return EXIT_ERROR
+    return EXIT_OK if all(o.solved for o in outcomes) else EXIT_NO
+
+
+def _print_table(outcomes: Sequence[LevelOutcome], total: int) -> None:
+    rows = [("id", "status", "moves", "bound", "states", "time")]
+    for o in outcomes:
+        rows.append((
+            safe(o.id), str(o.status),
+            "-" if o.moves is None else f"{o.moves}{'' if o.proven_shortest else '?'}",
+            "-" if o.lower_bound is None or o.proven_shortest or o.status == Status.ERROR else str(o.lower_bound),
+            "-" if o.status == Status.ERROR else str(o.unique),
+            "-" if o.status == Status.ERROR else f"{o.elapsed:.2f}",
+        ))
+    for text in aligned(rows, (False, False, True, True, True, True)):
+        print(text)
+    counts = {s: sum(1 for o in outcomes if o.status == s) for s in ORDER}
+    parts = [f"{n} {s}" for s, n in counts.items() if n]
+    unproven = sum(1 for o in outcomes if o.solved and not o.proven_shortest)
+    if unproven:
+        parts.insert(1, f"{unproven} of them not proven shortest (moves marked ?)")
+    states = sum(o.unique for o in outcomes)
+    seconds = sum(o.elapsed for o in outcomes)
+    done = f"{len(outcomes)} levels" if len(outcomes) == total else f"{len(outcomes)} of {total} levels"
+    print(f"total: {done}: {', '.join(parts) or 'none'}; {states} states; {seconds:.2f} s")
