@@ -13,6 +13,7 @@ import pytest
 
 from babasolver import cli
 from babasolver.errors import BabaError
+from babasolver.app.tasks import load_tasks
 from babasolver.level import Level, read_folder, read_keke_set
 
 SET = {"levels": [
@@ -92,3 +93,35 @@ def test_mutated_sets_through_the_command_line(capsys, tmp_path, command):
         assert "Traceback" not in err
         if code == 2:
             assert err.count("\n") == 1 and err.startswith("baba: error: "), err
+
+
+def test_mutated_sets_through_the_many_level_loader(tmp_path):
+    """load_tasks gives a task per level, each with its level or its error."""
+    rng = random.Random(4)
+    base = json.dumps(SET)
+    path = tmp_path / "set.json"
+    for _ in range(1000):
+        path.write_text(mutate(base, rng), encoding="utf-8", errors="surrogatepass")
+        try:
+            tasks = load_tasks(path)
+        except BabaError as e:
+            assert str(e) and "\n" not in str(e)
+            continue
+        for task in tasks:
+            assert (task.level is None) == (task.error is not None)
+            assert task.error is None or "\n" not in task.error
+
+
+@pytest.mark.parametrize("command", [["solve", "--all"], ["bench"]])
+def test_mutated_sets_through_the_many_level_commands(capsys, tmp_path, command):
+    rng = random.Random(5)
+    base = json.dumps(SET)
+    path = tmp_path / "set.json"
+    for _ in range(30):
+        path.write_text(mutate(base, rng), encoding="utf-8", errors="surrogatepass")
+        code = cli.main([command[0], str(path), *command[1:], "--timeout", "0.2"])
+        out, err = capsys.readouterr()
+        assert code in (0, 1, 2), (code, err)
+        assert "Traceback" not in err
+        for line in err.splitlines():
+            assert line.startswith(("baba: error: ", "baba bench: ")), err

@@ -17,6 +17,7 @@ import pytest
 
 from babasolver import tiles
 from babasolver.level import Level
+from babasolver.notation import Action, Facing
 from babasolver.reference import ReferenceSimulation
 
 __all__ = [
@@ -44,10 +45,8 @@ __all__ = [
 
 T = tiles
 
-# Action ids (DESIGN.md): facing id = action id + 1.
-UP, DOWN, LEFT, RIGHT, WAIT = 0, 1, 2, 3, 4
-# Facing ids.
-F_NONE, F_UP, F_DOWN, F_LEFT, F_RIGHT = 0, 1, 2, 3, 4
+UP, DOWN, LEFT, RIGHT, WAIT = Action
+F_NONE, F_UP, F_DOWN, F_LEFT, F_RIGHT = Facing
 
 _EMPTY_CHARS = (".", " ")
 

@@ -182,7 +182,7 @@ def solve(
     (default: every CPU this process may use, as the CLI); the search, its
     result and its counters are the same for any number. Ctrl-C
     stops the search and returns what was found so far with the status
-    "interrupted"."""
+    INTERRUPTED."""
     if not 1 <= max_states <= STORE_CAPACITY:
         raise ValueError(f"max_states must be from 1 to {STORE_CAPACITY:,}, not {max_states}")
     if threads is None:

@@ -3,7 +3,7 @@
 
 A tile's id is its position in tiles.json (``EMPTY`` is 0) and its mask is
 ``1 << id``. The same names exist in C (``engine/babasolver/_tiles.h``: ``T_BABA``,
-``M_BABA``, ...) and Cython (``engine/_tiles.pxd``).
+``M_BABA``, ...) and Cython (``engine/babasolver/_tiles.pxd``).
 """
 from typing import Final
 

@@ -180,7 +180,7 @@ def _why(outcome: LevelOutcome) -> str:
     if outcome.status == Status.UNSOLVABLE:
         return "proven unsolvable"
     if outcome.status in LIMITS:
-        return f"{outcome.status} reached" if outcome.status != Status.INTERRUPTED else "interrupted"
+        return str(outcome.status) if outcome.status == Status.INTERRUPTED else f"{outcome.status} reached"
     if outcome.status == Status.WRONG:
         return "solution failed to replay"
     return f"{outcome.status}: {outcome.note}" if outcome.note else str(outcome.status)

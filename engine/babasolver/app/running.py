@@ -5,7 +5,7 @@ The worker processes are pebble's `ProcessPool`: its initializer caps each
 worker's address space (RLIMIT_AS), a task that outlives its search by far
 is timed out, and a worker that dies fails only its own level, which is
 reported with the reason (a search that runs out of memory raises
-MemoryError and says "memory limit"; a worker killed from outside says
+MemoryError and gives Status.MEMORY_LIMIT; a worker killed from outside says
 how it died).
 """
 from __future__ import annotations
@@ -259,7 +259,7 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
         now = time.monotonic()
         for future, index in futures.items():
             if not future.done() and index in started:
-                done(index, _lost(tasks[index], Status.INTERRUPTED, "interrupted", now - started[index]))
+                done(index, _lost(tasks[index], Status.INTERRUPTED, "stopped by Ctrl-C", now - started[index]))
         return False
     finally:
         pool.stop()
