@@ -28,15 +28,19 @@ MANY_DEFAULT_TIMEOUT = 10.0
 MIN_WORKER_GB = 0.25
 
 
-def parse_seconds(text: str) -> float:
-    """A time limit: a number of seconds, more than 0."""
+def _positive(text: str, unit: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"expected a number of seconds, got {text!r}") from None
+        raise ValueError(f"expected a number of {unit}, got {text!r}") from None
     if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"must be more than 0 seconds, got {text!r}")
+        raise ValueError(f"must be more than 0 {unit}, got {text!r}")
     return value
+
+
+def parse_seconds(text: str) -> float:
+    """A time limit: a number of seconds, more than 0."""
+    return _positive(text, "seconds")
 
 
 def parse_state_count(text: str) -> int:
@@ -63,36 +67,29 @@ def _check_states(value: int, shown: object) -> None:
         raise ValueError(f"the visited store holds at most {STORE_CAPACITY:,} states, got {shown}")
 
 
-def parse_threads(text: str) -> int:
-    """Threads per search: a whole number, at least 1."""
+def _whole(text: str, least: int, meaning: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise ValueError(f"expected a whole number, got {text!r}") from None
-    if value < 1:
-        raise ValueError(f"must be at least 1, got {text!r}")
+    if value < least:
+        raise ValueError(f"must be at least {meaning}, got {text!r}")
     return value
+
+
+def parse_threads(text: str) -> int:
+    """Threads per search: a whole number, at least 1."""
+    return _whole(text, 1, "1")
 
 
 def parse_jobs(text: str) -> int:
     """Levels at once: a whole number, 0 meaning one per CPU."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise ValueError(f"expected a whole number, got {text!r}") from None
-    if value < 0:
-        raise ValueError(f"must be at least 1 (or 0 for every CPU), got {text!r}")
-    return value or (os.cpu_count() or 1)
+    return _whole(text, 0, "1 (or 0 for every CPU)") or (os.cpu_count() or 1)
 
 
 def parse_gigabytes(text: str) -> float:
     """An address-space limit per worker, in GB: at least MIN_WORKER_GB."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise ValueError(f"expected a number of GB, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"must be more than 0 GB, got {text!r}")
+    value = _positive(text, "GB")
     if value < MIN_WORKER_GB:
         raise ValueError(f"{value:g} GB is too small for a worker process to start"
                          f" (at least {MIN_WORKER_GB:g} GB)")

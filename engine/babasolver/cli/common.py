@@ -6,7 +6,7 @@ import argparse
 import json
 import shutil
 import sys
-from typing import Any, Callable, List, Optional, Sequence, TextIO, Tuple
+from typing import Any, Callable, List, Optional, Sequence, TextIO, Tuple, TypeVar
 
 from ..app import limits
 from ..level import printable
@@ -29,8 +29,11 @@ Subparsers = "argparse._SubParsersAction[argparse.ArgumentParser]"
 # accepts the same values and words the same errors.
 
 
-def _argument_type(parse: Callable[[str], Any], name: str) -> Callable[[str], Any]:
-    def read(text: str) -> Any:
+T = TypeVar("T")
+
+
+def _argument_type(parse: Callable[[str], T], name: str) -> Callable[[str], T]:
+    def read(text: str) -> T:
         try:
             return parse(text)
         except ValueError as e:
