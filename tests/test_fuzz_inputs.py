@@ -125,3 +125,21 @@ def test_mutated_sets_through_the_many_level_commands(capsys, tmp_path, command)
         assert "Traceback" not in err
         for line in err.splitlines():
             assert line.startswith(("baba: error: ", "baba bench: ")), err
+
+
+def test_mutated_level_folders_through_the_command_line(capsys, tmp_path):
+    rng = random.Random(6)
+    folder = tmp_path / "level"
+    folder.mkdir()
+    for k in range(60):
+        (folder / "tiles.txt").write_text(mutate(TILES, rng) if k % 2 else TILES, encoding="utf-8",
+                                          errors="surrogatepass")
+        (folder / "content.txt").write_text(CONTENT if k % 2 else mutate(CONTENT, rng), encoding="utf-8",
+                                            errors="surrogatepass")
+        command = rng.choice([["show"], ["check", "rrr"], ["solve", "--timeout", "0.2"]])
+        code = cli.main([command[0], str(folder), *command[1:]])
+        out, err = capsys.readouterr()
+        assert code in (0, 1, 2), (code, err)
+        assert "Traceback" not in err
+        if code == 2:
+            assert err.count("\n") == 1 and err.startswith("baba: error: "), err
