@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
 from .. import tiles
 from ..errors import BabaError
@@ -17,8 +17,9 @@ from .. import solver
 from ..solver import DEFAULT_MAX_STATES, DEFAULT_MODE, Progress, SearchResult
 from ..status import Status
 from .limits import Limits, check_mode, check_threads
+from .tasks import is_level_folder, load_one
 
-__all__ = ["SOLUTION_FILE", "solve", "solve_level", "why_not_a_win", "refuse_unwinnable", "remove_solution",
+__all__ = ["SOLUTION_FILE", "solve", "solve_level", "solve_path", "why_not_a_win", "refuse_unwinnable", "remove_solution",
            "solution_path"]
 
 #: Where a level folder's solution is written, and read by `check`.
@@ -86,6 +87,31 @@ def solve_level(
         elif folder is not None:
             write_atomic(solution_path(folder), (to_arrows(result.solution) + "\n").encode("utf-8"))
     return result
+
+
+def solve_path(
+    path: Path,
+    level_id: Optional[str] = None,
+    limits: Limits = Limits(),
+    *,
+    mode: str = DEFAULT_MODE,
+    threads: Optional[int] = None,
+    progress: Optional[Progress] = None,
+) -> Tuple[Level, SearchResult, Optional[Path]]:
+    """Solve the level at `path` (a level folder, or a Keke set with
+    `level_id`): (the level, the result, the solution file written). A
+    level folder's stale solution is deleted even when the level cannot be
+    read."""
+    folder = path if level_id is None and path.is_dir() and is_level_folder(path) else None
+    try:
+        level, _ = load_one(path, level_id)
+    except BabaError:
+        if folder is not None:
+            remove_solution(folder)
+        raise
+    result = solve_level(level, limits, mode=mode, threads=threads, progress=progress, folder=folder)
+    written = solution_path(folder) if folder is not None and result.status == Status.SOLVED else None
+    return level, result, written
 
 
 def solve(

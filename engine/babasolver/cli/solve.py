@@ -8,8 +8,8 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..app.limits import DEFAULT_MAX_STATES, Limits, default_threads
 from ..app.running import LevelOutcome, run_many
-from ..app.solving import SOLUTION_FILE, remove_solution, solution_path, solve_level
-from ..app.tasks import LevelTask, is_level_folder, load_one, load_tasks
+from ..app.solving import SOLUTION_FILE, solve_path
+from ..app.tasks import LevelTask, load_tasks
 from ..errors import BabaError
 from ..notation import Action, to_arrows, to_keke
 from ..solver import SearchResult, SearchStats
@@ -105,18 +105,13 @@ def run(args: argparse.Namespace) -> int:
     if args.all:
         return _run_all(args)
     limits = Limits(args.timeout, args.max_states or DEFAULT_MAX_STATES)
-    path = Path(args.level)
-    folder = path if args.level_id is None and path.is_dir() and is_level_folder(path) else None
-    if folder is not None:
-        remove_solution(folder)            # a stale solution never survives, even bad input
-    level, _ = load_one(path, args.level_id)
     line = StatusLine()
     try:
-        result = solve_level(level, limits, mode=args.mode, threads=args.threads, folder=folder,
-                             progress=(lambda s: line.update(_progress_text(s))) if line.enabled else None)
+        level, result, written = solve_path(
+            Path(args.level), args.level_id, limits, mode=args.mode, threads=args.threads,
+            progress=(lambda s: line.update(_progress_text(s))) if line.enabled else None)
     finally:
         line.clear()
-    written = solution_path(folder) if folder is not None and result.status == Status.SOLVED else None
     if args.json:
         dump_json({
             "level": level.name, "status": result.status, "proven_shortest": result.proven_shortest,
