@@ -15,6 +15,7 @@ from ..app.tasks import LevelTask, load_tasks, select_ids
 from ..errors import BabaError
 from ..judge import Judge
 from ..solver import SearchStats
+from ..status import Status
 from .bench_text import format_scaling, format_summary, format_table, si
 from .common import (
     EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_judge_argument, add_limit_arguments,
@@ -43,7 +44,7 @@ def add_parser(subparsers: Subparsers) -> None:
     p.add_argument("--memory-limit", type=gigabytes, default=None, metavar="GB",
                    help="address space per level: the levels run in worker processes capped at GB each"
                         " (default with --jobs 2 or more: RAM / jobs; with --jobs 1: no cap, in this"
-                        " process); a level that needs more reports 'memory limit'")
+                        f" process); a level that needs more reports '{Status.MEMORY_LIMIT}'")
     p.add_argument("--ids", type=_id_list, default=None, metavar="ID,ID,...", help="run only these levels")
     p.add_argument("--report", default=None, metavar="OUT.json",
                    help="also write a JSON report (Keke competition fields per level)")

@@ -76,7 +76,7 @@ def format_summary(s: Summary, title: str = "summary") -> str:
     lc = s.limit_counts
     rows: List[Tuple[str, str]] = [
         ("levels", f"{s.levels}" + ("" if s.completed else " (bench interrupted: the rest did not run)")),
-        ("solved", f"{s.solved} ({s.solved_percent:.1f}%)"
+        (str(Status.SOLVED), f"{s.solved} ({s.solved_percent:.1f}%)"
                    + (", every solution replayed to a win" if s.solved and not s.wrong else "")),
         ("proven shortest", f"{s.proven_shortest}"),
         ("solved, not proven shortest", f"{s.not_proven}"
