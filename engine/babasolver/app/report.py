@@ -15,7 +15,8 @@ from ..errors import BabaError
 from ..files import write_atomic
 from ..game import replay
 from ..judge import Judge
-from ..notation import to_keke
+from ..level import Level
+from ..notation import Action, to_keke
 from ..status import LIMITS, Status
 from .memory import peak_rss_mb
 from .running import PROGRESS_EVERY, LevelOutcome, Sample
@@ -40,25 +41,33 @@ SCALING_POINTS = (100_000, 1_000_000, 10_000_000)
 def judge_outcomes(judge: "Judge", tasks: Sequence[LevelTask], outcomes: Sequence[LevelOutcome]) -> None:
     """Replay every verified solution in the judge, in one batch; sets
     each outcome's `judge`."""
-    by_id = {t.id: t for t in tasks}
-    chosen = [o for o in outcomes if o.solved and o.verified and o.solution is not None]
-    verdicts = judge.verdicts([(by_id[o.id].level, o.solution) for o in chosen])
+    plays = _solved(tasks, outcomes)
+    chosen = [o for o, _, _ in plays]
+    verdicts = judge.verdicts([(level, solution) for _, level, solution in plays])
     for o, verdict in zip(chosen, verdicts):
         o.judge = verdict.describe(len(o.solution or []))
+
+
+def _solved(tasks: Sequence[LevelTask],
+            outcomes: Sequence[LevelOutcome]) -> List[Tuple[LevelOutcome, Level, List[Action]]]:
+    """(outcome, level, solution) of every level solved and verified."""
+    levels = {t.id: t.level for t in tasks}
+    return [(o, level, o.solution) for o in outcomes
+            if o.solved and o.verified and o.solution is not None and (level := levels.get(o.id)) is not None]
 
 
 def write_replays(folder: Path, tasks: Sequence[LevelTask], outcomes: Sequence[LevelOutcome],
                   title: str) -> Path:
     """An HTML replay per solved level and an index of every level; the index's path."""
     folder.mkdir(parents=True, exist_ok=True)
-    by_id = {t.id: t for t in tasks}
+    playable = {o.id: (level, solution) for o, level, solution in _solved(tasks, outcomes)}
     rows = []
     for o in outcomes:
         link = None
-        if o.solved and o.verified and o.solution is not None:
+        if o.id in playable:
+            level, solution = playable[o.id]
             link = "".join(c if c.isalnum() or c in "-_" else "_" for c in o.id) + ".html"
-            level = by_id[o.id].level
-            render.write_html(level, replay(level, o.solution, keep_frames=True).frames, folder / link,
+            render.write_html(level, replay(level, solution, keep_frames=True).frames, folder / link,
                               title=f"{title} #{o.id}")
         status = o.status if o.proven_shortest or not o.solved else "solved, not proven shortest"
         rows.append((o.id, status, o.moves, link))

@@ -26,7 +26,7 @@ def add_parser(subparsers: Subparsers) -> None:
                    help=f"the moves to play (default: {SOLUTION_FILE} or the Keke set's stored solution)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_judge_argument(p, "the solution")
-    p.allow_intermixed = True  # LEVEL [--id ID] SOLUTION in any order
+    setattr(p, "allow_intermixed", True)  # LEVEL [--id ID] SOLUTION in any order (cli._SubcommandParser)
     p.set_defaults(run=run)
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import shutil
 import sys
-from typing import Any, Callable, List, Optional, Sequence, TextIO, Tuple, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, TextIO, Tuple, TypeVar
 
 from ..app import limits
 from ..level import printable
@@ -21,7 +21,10 @@ EXIT_NO = 1
 EXIT_ERROR = 2
 EXIT_INTERRUPTED = 130
 
-Subparsers = "argparse._SubParsersAction[argparse.ArgumentParser]"
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[argparse.ArgumentParser]
+else:
+    Subparsers = argparse._SubParsersAction
 
 
 # --------------------------------------------------------------------------

@@ -57,7 +57,7 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="write the replay as an animated GIF, a frame per step (the last one holds)")
     p.add_argument("--html", metavar="OUT.html", default=None,
                    help="write the replay as one self-contained HTML page to step through")
-    p.allow_intermixed = True  # LEVEL [--id ID] SOLUTION in any order
+    setattr(p, "allow_intermixed", True)  # LEVEL [--id ID] SOLUTION in any order (cli._SubcommandParser)
     p.set_defaults(run=run)
 
 
