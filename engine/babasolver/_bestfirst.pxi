@@ -5,10 +5,17 @@
 # A state's priority is (novelty, h, age): novelty 0 when it is the first
 # state to show one of its atoms (a text on a cell, a YOU noun on a cell, a
 # rule in force), else 1; h estimates how far it is from a win; among equals
-# the older state goes first. Solutions are not shortest; the driver
-# shortens them.
+# the older state goes first. The guide chooses h (none, or distances with or
+# without rule hints) and, with GUIDE_PAIRS, adds pairs (cell of the first
+# YOU object, text, its cell) to the atoms. Solutions are not shortest; the
+# driver shortens them.
 
 cdef enum:
+    GUIDE_BLIND = 0         # no estimate: novelty, then age (breadth-first among equals)
+    GUIDE_RULES = 1         # distances, and how far texts are from a missing YOU or WIN rule
+    GUIDE_PLAIN = 2         # distances, and a flat penalty for a missing rule
+    GUIDE_PAIRS = 3         # blind, and novelty also counts pairs (first YOU cell, text cell)
+    MAX_PAIR_BYTES = 1 << 26
     H_BUCKETS = 64          # novelty is counted apart for each value of h (up to 63)
     H_MAX = 0xFFFF
     H_NO_RULE = 24          # added when no noun with objects is YOU, or none is WIN
@@ -46,14 +53,16 @@ cdef int rule_distance(const Geometry* geo, const Position* pos, int property,
 
 
 cdef int estimate(const Geometry* geo, const Position* pos, const Lists* lists,
-                  bint rule_hints) noexcept nogil:
+                  int guide) noexcept nogil:
     """How far the position looks from a win: the distance from the nearest
     YOU object to the nearest WIN object; where no object is YOU or WIN, how
-    far the texts are from a rule that makes one (with `rule_hints`), plus
+    far the texts are from a rule that makes one (with GUIDE_RULES), plus
     a penalty."""
     cdef int i, j, d, best = H_MAX, h = 0
     cdef int n_you = lists.count[L_YOU], n_win = lists.count[L_WIN]
     cdef uint64_t alive_nouns = 0
+    if guide == GUIDE_BLIND or guide == GUIDE_PAIRS:
+        return 0
     if n_you and n_win:
         for i in range(n_you):
             for j in range(n_win):
@@ -61,7 +70,7 @@ cdef int estimate(const Geometry* geo, const Position* pos, const Lists* lists,
                 if d < best:
                     best = d
         return best if best < H_MAX else H_MAX - 1
-    if not rule_hints:
+    if guide != GUIDE_RULES:
         return (H_NO_RULE if not n_you else 0) + (H_NO_RULE if not n_win else 0)
     for i in range(geo.n_base_objects):
         if pos.alive[i]:
@@ -91,16 +100,19 @@ cdef class BestFirst:
     cdef uint64_t age
     cdef uint8_t* seen_atoms
     cdef size_t n_atoms
+    cdef uint8_t* seen_pairs          # (first YOU cell or none, text, cell), with GUIDE_PAIRS
     cdef uint8_t* record
-    cdef readonly bint rule_hints   # estimate how far texts are from a missing YOU or WIN rule
+    cdef readonly int guide         # GUIDE_BLIND, GUIDE_RULES or GUIDE_PLAIN
     cdef readonly uint64_t generated, expanded, dead_ends, illegal
     cdef readonly int64_t won_parent
     cdef readonly int won_action
 
-    def __cinit__(self, CoreLevel level, StateStore store, bint rule_hints=True):
+    def __cinit__(self, CoreLevel level, StateStore store, int guide=GUIDE_RULES):
+        if not GUIDE_BLIND <= guide <= GUIDE_PAIRS:
+            raise ValueError(f"guide must be 0 (blind), 1 (rules), 2 (plain) or 3 (pairs), not {guide}")
         self.level = level
         self.store = store
-        self.rule_hints = rule_hints
+        self.guide = guide
         self.work = Workspace(level)
         self.heap_room = 1 << 12
         self.heap_key = <uint64_t*>safe_realloc(NULL, self.heap_room * sizeof(uint64_t))
@@ -111,6 +123,11 @@ cdef class BestFirst:
         self.n_atoms = (<size_t>level.geo.n_texts + 64) * level.geo.ncells + 64 * 64
         self.seen_atoms = <uint8_t*>safe_realloc(NULL, self.n_atoms * H_BUCKETS)
         memset(self.seen_atoms, 0, self.n_atoms * H_BUCKETS)
+        self.seen_pairs = NULL
+        cdef size_t pairs = (<size_t>level.geo.ncells + 1) * level.geo.n_texts * level.geo.ncells
+        if guide == GUIDE_PAIRS and 0 < pairs <= MAX_PAIR_BYTES:
+            self.seen_pairs = <uint8_t*>safe_realloc(NULL, pairs)
+            memset(self.seen_pairs, 0, pairs)
         self.record = <uint8_t*>safe_realloc(NULL, self.work.max_record + ARENA_SLACK)
         self.generated = self.expanded = self.dead_ends = self.illegal = 0
         self.won_parent = -1
@@ -120,6 +137,7 @@ cdef class BestFirst:
         free(self.heap_key)
         free(self.heap_state)
         free(self.seen_atoms)
+        free(self.seen_pairs)
         free(self.record)
 
     def add_root(self):
@@ -129,7 +147,7 @@ cdef class BestFirst:
         length = self.work.pack(self.record)
         index = self.store.add(bytes(self.record[:length]))
         if index >= 0:
-            self.novel(&self.work.lists, estimate(&self.level.geo, &self.work.pos, &self.work.lists, self.rule_hints))
+            self.novel(&self.work.lists, estimate(&self.level.geo, &self.work.pos, &self.work.lists, self.guide))
             if self.push(0, <uint32_t>index) < 0:
                 raise MemoryError()
         return index
@@ -151,7 +169,8 @@ cdef class BestFirst:
         cdef const Position* pos = &self.work.pos
         cdef const Props* props = &self.work.turn.props if self.work.turn.props_changed else &self.work.props
         cdef bint new = False
-        cdef int i, thing
+        cdef int i, thing, you
+        cdef size_t atom
         cdef size_t start = self.n_atoms * (h if h < H_BUCKETS else H_BUCKETS - 1)
         cdef size_t base = start + <size_t>geo.n_texts * geo.ncells
         for i in range(geo.n_texts):
@@ -165,6 +184,14 @@ cdef class BestFirst:
         base += <size_t>64 * geo.ncells
         for i in range(props.n_rules):
             new |= self.claim(base + (props.rule_left[i] & 63) * 64 + (props.rule_right[i] & 63))
+        if self.seen_pairs != NULL:
+            you = pos.cell[lists.items[L_YOU][0]] if lists.count[L_YOU] else geo.ncells
+            base = <size_t>you * geo.n_texts * geo.ncells
+            for i in range(geo.n_texts):
+                atom = base + <size_t>i * geo.ncells + pos.cell[geo.n_base_objects + i]
+                if not self.seen_pairs[atom]:
+                    self.seen_pairs[atom] = 1
+                    new = True
         return new
 
     cdef int push(self, uint64_t key, uint32_t state) noexcept nogil:
@@ -271,7 +298,7 @@ cdef class BestFirst:
                         return -2
                     if child >= 0:
                         lists = &self.work.turn.lists if self.work.turn.lists_changed else &self.work.lists
-                        h = estimate(geo, &self.work.pos, lists, self.rule_hints)
+                        h = estimate(geo, &self.work.pos, lists, self.guide)
                         key = ((<uint64_t>(0 if self.novel(lists, h) else 1)) << 63
                                | (<uint64_t>h << 40) | (self.age & ((<uint64_t>1 << 40) - 1)))
                         self.age += 1

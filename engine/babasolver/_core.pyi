@@ -53,14 +53,14 @@ class Expander:
     def insert_generated(self) -> None: ...
 
 class BestFirst:
-    rule_hints: bool
+    guide: int                     # 0 blind, 1 rules, 2 plain
     generated: int
     expanded: int
     dead_ends: int
     illegal: int
     won_parent: int
     won_action: int
-    def __init__(self, level: CoreLevel, store: StateStore, rule_hints: bool = ...) -> None: ...
+    def __init__(self, level: CoreLevel, store: StateStore, guide: int = ...) -> None: ...
     def add_root(self) -> int: ...
     @property
     def queued(self) -> int: ...

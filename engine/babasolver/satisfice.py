@@ -1,11 +1,19 @@
 """A first solution fast, and shorter solutions from it.
 
-`first_solution` runs greedy best-first searches with novelty
+`first_solution` runs a portfolio of best-first searches with novelty
 (`_core.BestFirst`) over the same positions, turn and store as breadth-first
-search: two of them, one estimating how far the texts are from a missing YOU
-or WIN rule and one not, as neither alone solves what the other does; they
-run at once on two threads, or take turns in chunks on one. The first
-solution either finds is returned.
+search, as no one of them solves what the others do (measured on the 15
+full_biy levels breadth-first search cannot finish in 10 s, 10 s each):
+
+- pairs: no estimate; a state is novel when it shows a new (text, cell), (noun,
+  cell) or rule, or a text on a cell with the first YOU object on a cell not
+  seen together before (IW(2) on those pairs); alone it solves 9 of the 15;
+- rules: nearest YOU to nearest WIN, and how far the texts are from a
+  missing YOU or WIN rule, novelty counted apart for each estimate; 5;
+- blind: no estimate, single atoms only (IW(1), then breadth-first); 4.
+
+With `threads` > 1 they run at once, a thread each; on one thread they take
+turns in chunks. The first solution any finds is returned.
 
 `splice_from_store` takes a breadth-first store's shorter way to a state of
 the path, when it has one. `shorten` never lengthens a solution and keeps
@@ -16,6 +24,7 @@ fewer moves than the path takes, and splices the shorter way in.
 """
 from __future__ import annotations
 
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -25,7 +34,8 @@ from ._core import BestFirst, CoreLevel, CoreSimulation, Expander, StateStore
 from .level import Level
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
-RULE_HINTS = (True, False)          # the searches taking turns
+GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS = 0, 1, 3   # _bestfirst.pxi; 2 (plain distances) added nothing
+GUIDES = (GUIDE_PAIRS, GUIDE_RULES, GUIDE_BLIND)
 WINDOW_STATES = 20_000              # breadth-first budget from each state of a path
 
 
@@ -40,37 +50,53 @@ class FirstSolution:
 
 def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
                    threads: int = 1) -> FirstSolution:
-    """The first solution either search finds. With `threads` > 1 the two
-    searches run at once (the core releases the GIL); else they take turns."""
-    stores = [StateStore(1 << 16) for _ in RULE_HINTS]
-    searches = [BestFirst(core_level, store, hints) for store, hints in zip(stores, RULE_HINTS)]
+    """The first solution any search of the portfolio finds. With `threads`
+    > 1 each search runs on a thread of its own (the core releases the GIL)
+    until one finds a solution; on fewer cores than searches the system
+    shares them out. On one thread they take turns in chunks."""
+    stores = [StateStore(1 << 16) for _ in GUIDES]
+    searches = [BestFirst(core_level, store, guide) for store, guide in zip(stores, GUIDES)]
     for search in searches:
         search.add_root()
-    pool = ThreadPoolExecutor(1) if threads > 1 else None
+    outcomes: List[int] = [0] * len(searches)
+    stop = threading.Event()
 
-    def finish(solution: Optional[List[int]], exhausted: bool) -> FirstSolution:
-        return FirstSolution(solution, exhausted, sum(len(s) for s in stores),
-                             sum(s.expanded for s in searches), sum(s.generated for s in searches))
+    def out_of_budget() -> bool:
+        return (sum(len(s) for s in stores) >= max_states
+                or (deadline is not None and time.perf_counter() >= deadline))
 
-    try:
-        while True:
-            if pool is not None:
-                other = pool.submit(searches[1].run, CHUNK_EXPANSIONS)
-                outcomes = [searches[0].run(CHUNK_EXPANSIONS), other.result()]
-            else:
-                outcomes = [search.run(CHUNK_EXPANSIONS) for search in searches]
-            for search, store, outcome in zip(searches, stores, outcomes):
-                if outcome == 1:
-                    return finish(store.path_to(search.won_parent) + [search.won_action], False)
-                if outcome == -1:
-                    return finish(None, True)
-            if sum(len(s) for s in stores) >= max_states:
-                return finish(None, False)
-            if deadline is not None and time.perf_counter() >= deadline:
-                return finish(None, False)
-    finally:
-        if pool is not None:
-            pool.shutdown()
+    def drive(k: int) -> None:
+        """Search k alone, until any search ends the portfolio."""
+        while not stop.is_set():
+            outcomes[k] = searches[k].run(CHUNK_EXPANSIONS)
+            if outcomes[k] != 0 or out_of_budget():
+                stop.set()
+
+    if threads > 1 and len(searches) > 1:
+        with ThreadPoolExecutor(len(searches)) as pool:
+            running = [pool.submit(drive, k) for k in range(len(searches))]
+            try:
+                for future in running:
+                    future.result()
+            finally:
+                stop.set()           # Ctrl-C or an error: the others stop after their chunk
+    else:
+        while not stop.is_set():
+            for k in range(len(searches)):
+                outcomes[k] = searches[k].run(CHUNK_EXPANSIONS)
+                if outcomes[k] != 0:
+                    stop.set()
+                    break
+            if out_of_budget():
+                stop.set()
+
+    states = sum(len(s) for s in stores)
+    expanded, generated = sum(s.expanded for s in searches), sum(s.generated for s in searches)
+    for search, store, outcome in zip(searches, stores, outcomes):
+        if outcome == 1:
+            path = store.path_to(search.won_parent) + [search.won_action]
+            return FirstSolution(path, False, states, expanded, generated)
+    return FirstSolution(None, -1 in outcomes, states, expanded, generated)
 
 
 def _path_records(level: Level, actions: List[int]) -> List[bytes]:

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import List
 
-from ..app.limits import Limits
+from ..app.limits import Limits, default_threads
 from ..app.report import build_report, judge_outcomes, summarize, write_replays, write_report
 from ..app.running import LevelOutcome, run_many
 from ..app.tasks import LevelTask, load_tasks, select_ids
@@ -19,7 +19,7 @@ from ..status import Status
 from .bench_text import format_scaling, format_summary, format_table, si
 from .common import (
     EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_judge_argument, add_limit_arguments,
-    add_mode_argument, gigabytes, job_count, safe,
+    add_mode_argument, gigabytes, job_count, safe, thread_count,
 )
 
 
@@ -45,6 +45,9 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="address space per level: the levels run in worker processes capped at GB each"
                         " (default with --jobs 2 or more: RAM / jobs; with --jobs 1: no cap, in this"
                         f" process); a level that needs more reports '{Status.MEMORY_LIMIT}'")
+    p.add_argument("--threads", type=thread_count, default=None, metavar="N",
+                   help="threads per level with --jobs 1, as for solve (default: every CPU this process may"
+                        " use); worker processes use one each")
     p.add_argument("--ids", type=_id_list, default=None, metavar="ID,ID,...", help="run only these levels")
     p.add_argument("--report", default=None, metavar="OUT.json",
                    help="also write a JSON report (Keke competition fields per level)")
@@ -78,8 +81,9 @@ def run(args: argparse.Namespace) -> int:
         line.update(f"[{finished[0] + 1}/{len(tasks)}] {safe(task.id)} searching: {stats.unique:,} states,"
                     f" {si(stats.states_per_second)}/s, {stats.elapsed:.1f} s")
 
-    # One thread per level, so that states/s are per core; --jobs runs levels side by side.
+    threads = args.threads or default_threads()
     outcomes, completed = run_many(tasks, limits, args.mode, jobs=args.jobs, memory_limit=memory_limit,
+                                   threads=threads,
                                    on_done=on_done, on_progress=on_progress if line.enabled else None)
     line.clear()
     if judge is not None:
@@ -88,7 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
     out = sys.stdout
     out.write(f"bench: {safe(args.set)} ({len(tasks)} levels), timeout {limits.timeout:g} s,"
-              f" max {limits.max_states:,} states, jobs {args.jobs}, mode {args.mode}\n\n")
+              f" max {limits.max_states:,} states, jobs {args.jobs},"
+              f" threads {threads if args.jobs == 1 and memory_limit is None else 1}, mode {args.mode}\n\n")
     out.write(format_table(outcomes) + "\n\n")
     out.write(format_summary(summary) + "\n\n")
     out.write(format_scaling(summary.scaling) + "\n")
