@@ -6,10 +6,10 @@ import random
 import pytest
 
 from babasolver import solver
-from babasolver._core import CoreLevel
+from babasolver._core import BestFirst, CoreLevel, StateStore
 from babasolver.game import replay
 from babasolver.level import load_level
-from babasolver.satisfice import cut_cycles, first_solution, shorten
+from babasolver.satisfice import GUIDES, cut_cycles, first_solution, shorten
 
 from util import make_level
 
@@ -27,12 +27,32 @@ def shortest_length(level):
     return len(result.solution)
 
 
-def test_first_solution_finds_what_a_tiny_breadth_first_budget_cannot(repo_root):
+@pytest.mark.parametrize("threads", [1, 2])
+def test_first_solution_finds_what_a_tiny_breadth_first_budget_cannot(repo_root, threads):
     level = load_level(repo_root / "levels" / "01")
     assert solver.solve(level, mode="shortest", max_states=20_000).status == solver.LIMIT_STATES
-    found = first_solution(CoreLevel(level.width, level.height, level.grid), 2_000_000, None)
+    found = first_solution(CoreLevel(level.width, level.height, level.grid), 2_000_000, None, threads)
     assert found.solution is not None and not found.exhausted
     assert replay(level, found.solution).won_at == len(found.solution)
+
+
+@pytest.mark.parametrize("guide", GUIDES)
+def test_each_search_of_the_portfolio_solves_a_level_alone(repo_root, guide):
+    level = load_level(repo_root / "levels" / "01")
+    core, store = CoreLevel(level.width, level.height, level.grid), StateStore(1 << 16)
+    search = BestFirst(core, store, guide)
+    search.add_root()
+    while (outcome := search.run(2_000)) == 0:
+        assert len(store) < 3_000_000
+    assert outcome == 1 and search.guide == guide
+    path = store.path_to(search.won_parent) + [search.won_action]
+    assert replay(level, path).won_at == len(path)
+
+
+def test_an_unknown_guide_is_refused(repo_root):
+    level = load_level(repo_root / "levels" / "00")
+    with pytest.raises(ValueError, match="guide"):
+        BestFirst(CoreLevel(level.width, level.height, level.grid), StateStore(1 << 16), 9)
 
 
 def test_first_solution_proves_a_level_unsolvable_by_exhausting_it():
