@@ -15,6 +15,7 @@ cdef enum:
     GUIDE_RULES = 1         # distances, and how far texts are from a missing YOU or WIN rule
     GUIDE_PLAIN = 2         # distances, and a flat penalty for a missing rule
     GUIDE_PAIRS = 3         # blind, and novelty also counts pairs (first YOU cell, text cell)
+    GUIDE_RULE_PAIRS = 4    # GUIDE_RULES's estimate with GUIDE_PAIRS's atoms
     MAX_PAIR_BYTES = 1 << 26
     H_BUCKETS = 64          # novelty is counted apart for each value of h (up to 63)
     H_MAX = 0xFFFF
@@ -63,6 +64,8 @@ cdef int estimate(const Geometry* geo, const Position* pos, const Lists* lists,
     cdef uint64_t alive_nouns = 0
     if guide == GUIDE_BLIND or guide == GUIDE_PAIRS:
         return 0
+    if guide == GUIDE_RULE_PAIRS:
+        guide = GUIDE_RULES
     if n_you and n_win:
         for i in range(n_you):
             for j in range(n_win):
@@ -108,8 +111,8 @@ cdef class BestFirst:
     cdef readonly int won_action
 
     def __cinit__(self, CoreLevel level, StateStore store, int guide=GUIDE_RULES):
-        if not GUIDE_BLIND <= guide <= GUIDE_PAIRS:
-            raise ValueError(f"guide must be 0 (blind), 1 (rules), 2 (plain) or 3 (pairs), not {guide}")
+        if not GUIDE_BLIND <= guide <= GUIDE_RULE_PAIRS:
+            raise ValueError(f"guide must be from 0 to 4 (blind, rules, plain, pairs, rules and pairs), not {guide}")
         self.level = level
         self.store = store
         self.guide = guide
@@ -125,7 +128,7 @@ cdef class BestFirst:
         memset(self.seen_atoms, 0, self.n_atoms * H_BUCKETS)
         self.seen_pairs = NULL
         cdef size_t pairs = (<size_t>level.geo.ncells + 1) * level.geo.n_texts * level.geo.ncells
-        if guide == GUIDE_PAIRS and 0 < pairs <= MAX_PAIR_BYTES:
+        if (guide == GUIDE_PAIRS or guide == GUIDE_RULE_PAIRS) and 0 < pairs <= MAX_PAIR_BYTES:
             self.seen_pairs = <uint8_t*>safe_realloc(NULL, pairs)
             memset(self.seen_pairs, 0, pairs)
         self.record = <uint8_t*>safe_realloc(NULL, self.work.max_record + ARENA_SLACK)

@@ -53,7 +53,7 @@ class Expander:
     def insert_generated(self) -> None: ...
 
 class BestFirst:
-    guide: int                     # 0 blind, 1 rules, 2 plain
+    guide: int                     # 0 blind, 1 rules, 2 plain, 3 pairs, 4 rules and pairs
     generated: int
     expanded: int
     dead_ends: int

@@ -2,18 +2,25 @@
 
 `first_solution` runs a portfolio of best-first searches with novelty
 (`_core.BestFirst`) over the same positions, turn and store as breadth-first
-search, as no one of them solves what the others do (measured on the 15
-full_biy levels breadth-first search cannot finish in 10 s, 10 s each):
+search, as no one of them solves what the others do (measured alone, 10 s
+each, on the full_biy levels breadth-first search cannot finish in 10 s):
 
-- pairs: no estimate; a state is novel when it shows a new (text, cell), (noun,
-  cell) or rule, or a text on a cell with the first YOU object on a cell not
-  seen together before (IW(2) on those pairs); alone it solves 9 of the 15;
+- rule pairs: the rules search's estimate with the pairs search's atoms;
+  the strongest overall (it alone solves 188 and 196 in time);
+- pairs: no estimate; a state is novel when it shows a new (text, cell),
+  (noun, cell) or rule, or a text on a cell with the first YOU object on a
+  cell not seen together before (IW(2) on those pairs); alone it solves 83
+  and 127;
 - rules: nearest YOU to nearest WIN, and how far the texts are from a
-  missing YOU or WIN rule, novelty counted apart for each estimate; 5;
-- blind: no estimate, single atoms only (IW(1), then breadth-first); 4.
+  missing YOU or WIN rule, novelty counted apart for each estimate; alone
+  it solves 197;
+- blind: no estimate, single atoms only (IW(1), then breadth-first); alone
+  it solves 41.
 
-With `threads` > 1 they run at once, a thread each; on one thread they take
-turns in chunks. The first solution any finds is returned.
+With `threads` > 1 the first search has a thread of its own and the others
+take turns on another; on one thread all take turns, in chunks. Once one
+finds a solution, the others go on for as long again, and the shortest
+solution found is returned. The first solution any finds is returned.
 
 `splice_from_store` takes a breadth-first store's shorter way to a state of
 the path, when it has one. `shorten` never lengthens a solution and keeps
@@ -34,8 +41,10 @@ from ._core import BestFirst, CoreLevel, CoreSimulation, Expander, StateStore
 from .level import Level
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
-GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS = 0, 1, 3   # _bestfirst.pxi; 2 (plain distances) added nothing
-GUIDES = (GUIDE_PAIRS, GUIDE_RULES, GUIDE_BLIND)
+GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS = 0, 1, 3, 4   # _bestfirst.pxi (2 added nothing)
+# The first has a thread of its own on two cores; the others take turns.
+GUIDES = (GUIDE_RULE_PAIRS, GUIDE_PAIRS, GUIDE_RULES, GUIDE_BLIND)
+GRACE = 1.0                         # after a first solution, the others go on this much longer
 WINDOW_STATES = 20_000              # breadth-first budget from each state of a path
 
 
@@ -50,52 +59,67 @@ class FirstSolution:
 
 def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
                    threads: int = 1) -> FirstSolution:
-    """The first solution any search of the portfolio finds. With `threads`
-    > 1 each search runs on a thread of its own (the core releases the GIL)
-    until one finds a solution; on fewer cores than searches the system
-    shares them out. On one thread they take turns in chunks."""
+    """The shortest solution the portfolio finds: once one search finds a
+    solution, the others go on for GRACE times the time taken so far (within
+    the budget), and the shortest of the solutions found is returned.
+
+    With `threads` > 1 the first `threads` - 1 searches run on a thread each
+    and the rest take turns on the last thread (the core releases the GIL);
+    on one thread all take turns, in chunks of CHUNK_EXPANSIONS."""
+    started = time.perf_counter()
     stores = [StateStore(1 << 16) for _ in GUIDES]
     searches = [BestFirst(core_level, store, guide) for store, guide in zip(stores, GUIDES)]
     for search in searches:
         search.add_root()
     outcomes: List[int] = [0] * len(searches)
     stop = threading.Event()
+    until = [deadline]                      # the deadline, or the end of the grace once one has won
+    lock = threading.Lock()
 
-    def out_of_budget() -> bool:
-        return (sum(len(s) for s in stores) >= max_states
-                or (deadline is not None and time.perf_counter() >= deadline))
+    def end_of_search(k: int) -> None:
+        if outcomes[k] != 1:                # exhausted (no solution exists) or out of memory
+            stop.set()
+            return
+        with lock:
+            now = time.perf_counter()
+            grace = now + GRACE * (now - started)
+            if until[0] is None or grace < until[0]:
+                if not any(o == 1 for j, o in enumerate(outcomes) if j != k):
+                    until[0] = grace
 
-    def drive(k: int) -> None:
-        """Search k alone, until any search ends the portfolio."""
+    def drive(group: List[int]) -> None:
+        """The searches of `group` in turns, until the portfolio ends."""
         while not stop.is_set():
-            outcomes[k] = searches[k].run(CHUNK_EXPANSIONS)
-            if outcomes[k] != 0 or out_of_budget():
+            active = [k for k in group if outcomes[k] == 0]
+            if not active:
+                return
+            for k in active:
+                outcomes[k] = searches[k].run(CHUNK_EXPANSIONS)
+                if outcomes[k] != 0:
+                    end_of_search(k)
+            if (sum(len(s) for s in stores) >= max_states
+                    or (until[0] is not None and time.perf_counter() >= until[0])):
                 stop.set()
 
-    if threads > 1 and len(searches) > 1:
-        with ThreadPoolExecutor(len(searches)) as pool:
-            running = [pool.submit(drive, k) for k in range(len(searches))]
+    n = min(threads, len(searches))
+    groups = [[k] for k in range(n - 1)] + [list(range(n - 1, len(searches)))]
+    if len(groups) > 1:
+        with ThreadPoolExecutor(len(groups)) as pool:
+            running = [pool.submit(drive, group) for group in groups]
             try:
                 for future in running:
                     future.result()
             finally:
                 stop.set()           # Ctrl-C or an error: the others stop after their chunk
     else:
-        while not stop.is_set():
-            for k in range(len(searches)):
-                outcomes[k] = searches[k].run(CHUNK_EXPANSIONS)
-                if outcomes[k] != 0:
-                    stop.set()
-                    break
-            if out_of_budget():
-                stop.set()
+        drive(groups[0])
 
     states = sum(len(s) for s in stores)
     expanded, generated = sum(s.expanded for s in searches), sum(s.generated for s in searches)
-    for search, store, outcome in zip(searches, stores, outcomes):
-        if outcome == 1:
-            path = store.path_to(search.won_parent) + [search.won_action]
-            return FirstSolution(path, False, states, expanded, generated)
+    paths = [store.path_to(search.won_parent) + [search.won_action]
+             for search, store, outcome in zip(searches, stores, outcomes) if outcome == 1]
+    if paths:
+        return FirstSolution(min(paths, key=len), False, states, expanded, generated)
     return FirstSolution(None, -1 in outcomes, states, expanded, generated)
 
 
