@@ -183,8 +183,9 @@ def solve(
     for the modes).
 
     `threads` expanders generate each breadth-first batch in parallel
-    (default: every CPU this process may use, as the CLI); the search, its
-    result and its counters are the same for any number. Ctrl-C
+    (default: every CPU this process may use, as the CLI); breadth-first
+    search, its result and its counters are the same for any number (the
+    satisficing searches race on the threads). Ctrl-C
     stops the search and returns what was found so far with the status
     INTERRUPTED."""
     if not 1 <= max_states <= STORE_CAPACITY:

@@ -41,8 +41,10 @@ def add_parser(subparsers: Subparsers) -> None:
                         " .json set, then print a table; a level that cannot be read gets a row")
     add_limit_arguments(p, many_default=False)
     p.add_argument("--threads", type=thread_count, default=None, metavar="N",
-                   help="threads that expand each batch of states; the search and its result are the"
-                        " same for any N (default: every CPU this process may use)")
+                   help="threads that expand each batch of states (breadth-first search and its result"
+                        " are the same for any N) and that run the satisficing searches side by side"
+                        " (which of them finds a solution first may differ) (default: every CPU this"
+                        " process may use)")
     add_mode_argument(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)
