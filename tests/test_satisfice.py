@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 
@@ -9,7 +10,7 @@ from babasolver import solver
 from babasolver._core import BestFirst, CoreLevel, StateStore
 from babasolver.game import replay
 from babasolver.level import load_level
-from babasolver.satisfice import GUIDES, cut_cycles, first_solution, shorten
+from babasolver.satisfice import GUIDES, cut_cycles, first_solution, improve, shorten
 
 from util import make_level
 
@@ -128,3 +129,29 @@ def test_splicing_takes_the_breadth_first_way_to_a_state_of_the_path(repo_root):
     spliced = splice_from_store(level, store, actions)
     assert spliced == [3] * 8
     assert replay(level, spliced).won_at == len(spliced)
+
+
+def test_a_bounded_search_finds_only_shorter_solutions(repo_root):
+    level = load_level(repo_root / "levels" / "00")            # shortest: 8 moves
+    core = CoreLevel(level.width, level.height, level.grid)
+    for bound, can_win in ((8, False), (9, True)):
+        store = StateStore(1 << 16)
+        search = BestFirst(core, store, GUIDES[0], bound)
+        search.add_root()
+        while (outcome := search.run(2_000)) == 0:
+            pass
+        assert search.bound == bound
+        if can_win:
+            assert outcome == 1
+            assert len(store.path_to(search.won_parent)) + 1 < bound
+        else:
+            assert outcome == -1                               # nothing shorter than 8 exists
+
+
+def test_improving_never_lengthens_and_keeps_winning(repo_root):
+    level = load_level(repo_root / "levels" / "01")
+    core = CoreLevel(level.width, level.height, level.grid)
+    found = first_solution(core, 2_000_000, None)
+    better = improve(core, found.solution, 2_000_000, time.perf_counter() + 20)
+    assert 20 <= len(better) <= len(found.solution)
+    assert replay(level, better).won_at == len(better)

@@ -105,17 +105,23 @@ cdef class BestFirst:
     cdef size_t n_atoms
     cdef uint8_t* seen_pairs          # (first YOU cell or none, text, cell), with GUIDE_PAIRS
     cdef uint8_t* record
-    cdef readonly int guide         # GUIDE_BLIND, GUIDE_RULES or GUIDE_PLAIN
+    cdef readonly int guide         # GUIDE_BLIND ... GUIDE_RULE_PAIRS
+    cdef readonly int bound         # > 0: only solutions of fewer moves; no state that deep is expanded
+    cdef uint16_t* depths           # moves from the root per store index, with a bound
+    cdef size_t depth_room
     cdef readonly uint64_t generated, expanded, dead_ends, illegal
     cdef readonly int64_t won_parent
     cdef readonly int won_action
 
-    def __cinit__(self, CoreLevel level, StateStore store, int guide=GUIDE_RULES):
+    def __cinit__(self, CoreLevel level, StateStore store, int guide=GUIDE_RULES, int bound=0):
         if not GUIDE_BLIND <= guide <= GUIDE_RULE_PAIRS:
             raise ValueError(f"guide must be from 0 to 4 (blind, rules, plain, pairs, rules and pairs), not {guide}")
         self.level = level
         self.store = store
         self.guide = guide
+        self.bound = bound if 0 < bound < 0xFFFF else 0
+        self.depth_room = 1 << 16 if self.bound else 0
+        self.depths = <uint16_t*>safe_realloc(NULL, self.depth_room * sizeof(uint16_t)) if self.bound else NULL
         self.work = Workspace(level)
         self.heap_room = 1 << 12
         self.heap_key = <uint64_t*>safe_realloc(NULL, self.heap_room * sizeof(uint64_t))
@@ -141,6 +147,7 @@ cdef class BestFirst:
         free(self.heap_state)
         free(self.seen_atoms)
         free(self.seen_pairs)
+        free(self.depths)
         free(self.record)
 
     def add_root(self):
@@ -149,6 +156,8 @@ cdef class BestFirst:
         self.work.set_root()
         length = self.work.pack(self.record)
         index = self.store.add(bytes(self.record[:length]))
+        if index >= 0 and self.bound:
+            self.set_depth(index, 0)
         if index >= 0:
             self.novel(&self.work.lists, estimate(&self.level.geo, &self.work.pos, &self.work.lists, self.guide))
             if self.push(0, <uint32_t>index) < 0:
@@ -259,6 +268,20 @@ cdef class BestFirst:
             raise ValueError("a stored state does not decode: the store holds another level's states")
         return result
 
+    cdef int set_depth(self, size_t index, int depth) noexcept nogil:
+        cdef size_t room = self.depth_room
+        cdef void* grown
+        while index >= room:
+            room *= 2
+        if room != self.depth_room:
+            grown = realloc(self.depths, room * sizeof(uint16_t))
+            if not grown:
+                return -1
+            self.depths = <uint16_t*>grown
+            self.depth_room = room
+        self.depths[index] = <uint16_t>depth
+        return 0
+
     cdef int search(self, uint64_t expansions) noexcept nogil:
         cdef const Geometry* geo = &self.level.geo
         cdef uint64_t done = 0, key
@@ -270,6 +293,8 @@ cdef class BestFirst:
             if self.heap_size == 0:
                 return -1
             index = self.pop()
+            if self.bound and self.depths[index] + 1 >= self.bound:
+                continue            # its children would be no shorter than the bound
             if self.work.load(self.store.arena + self.store.offsets[index],
                               <int>(self.store.offsets[index + 1] - self.store.offsets[index])) < 0:
                 return -3
@@ -297,6 +322,9 @@ cdef class BestFirst:
                     length = self.work.pack_child(flags, self.record)
                     child = self.store.insert(self.record, length, index, <uint8_t>action)
                     if child == -2:
+                        self.work.restore()
+                        return -2
+                    if child >= 0 and self.bound and self.set_depth(child, self.depths[index] + 1) < 0:
                         self.work.restore()
                         return -2
                     if child >= 0:

@@ -58,17 +58,19 @@ class FirstSolution:
 
 
 def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
-                   threads: int = 1) -> FirstSolution:
+                   threads: int = 1, bound: int = 0) -> FirstSolution:
     """The shortest solution the portfolio finds: once one search finds a
     solution, the others go on for GRACE times the time taken so far (within
     the budget), and the shortest of the solutions found is returned.
 
     With `threads` > 1 the first `threads` - 1 searches run on a thread each
     and the rest take turns on the last thread (the core releases the GIL);
-    on one thread all take turns, in chunks of CHUNK_EXPANSIONS."""
+    on one thread all take turns, in chunks of CHUNK_EXPANSIONS. With a
+    `bound`, only solutions of fewer moves are looked for, and a search that
+    runs out of states proves nothing."""
     started = time.perf_counter()
     stores = [StateStore(1 << 16) for _ in GUIDES]
-    searches = [BestFirst(core_level, store, guide) for store, guide in zip(stores, GUIDES)]
+    searches = [BestFirst(core_level, store, guide, bound) for store, guide in zip(stores, GUIDES)]
     for search in searches:
         search.add_root()
     outcomes: List[int] = [0] * len(searches)
@@ -77,6 +79,8 @@ def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[fl
     lock = threading.Lock()
 
     def end_of_search(k: int) -> None:
+        if outcomes[k] == -1 and bound:
+            return                          # only this search's bounded space is exhausted
         if outcomes[k] != 1:                # exhausted (no solution exists) or out of memory
             stop.set()
             return
@@ -120,7 +124,21 @@ def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[fl
              for search, store, outcome in zip(searches, stores, outcomes) if outcome == 1]
     if paths:
         return FirstSolution(min(paths, key=len), False, states, expanded, generated)
-    return FirstSolution(None, -1 in outcomes, states, expanded, generated)
+    return FirstSolution(None, -1 in outcomes and not bound, states, expanded, generated)
+
+
+def improve(core_level: CoreLevel, solution: List[int], max_states: int, deadline: Optional[float],
+            threads: int = 1) -> List[int]:
+    """Shorter solutions from the root: the portfolio again, each time only
+    for solutions shorter than the best so far, until it finds none or the
+    deadline comes."""
+    best = solution
+    while deadline is None or time.perf_counter() < deadline:
+        found = first_solution(core_level, max_states, deadline, threads, bound=len(best))
+        if found.solution is None or len(found.solution) >= len(best):
+            break
+        best = found.solution
+    return best
 
 
 def _path_records(level: Level, actions: List[int]) -> List[bytes]:

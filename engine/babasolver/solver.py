@@ -33,7 +33,7 @@ from typing import Callable, Optional
 from ._core import STORE_CAPACITY, CoreLevel, Expander, StateStore
 from .level import Level
 from .notation import Action, to_arrows, to_keke
-from .satisfice import first_solution, shorten, splice_from_store
+from .satisfice import first_solution, improve, shorten, splice_from_store
 from .status import Status
 
 SOLVED = Status.SOLVED
@@ -54,6 +54,9 @@ FIRST_BFS_SECONDS = 1.0            # ... and at most this long (without a timeou
 # (on full_biy, 3 levels of 158 took longer, none over 5 s), so the
 # satisficing search can have most of the rest.
 SATISFICE_SHARE = 0.8
+# Of the time left after a first solution (less the shortening reserve), for
+# breadth-first search to prove it; the rest looks for shorter solutions.
+BFS_AFTER_SHARE = 0.5
 SHORTEN_SHARE = 0.1                # kept back for shortening when BFS does not finish
 CHUNK = 8192                       # states expanded per batch, split over the threads
 MIN_PART = 256                     # fewer states than this per thread: one thread
@@ -255,10 +258,13 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     search.max_states = max(1, max_states - found.states)
     solution = found.solution
     bfs_deadline = deadline
+    improve_until = None
     if solution is not None:
         search.prove_below = len(solution)
         if timeout is not None:
-            bfs_deadline = deadline - SHORTEN_SHARE * timeout
+            improve_until = deadline - SHORTEN_SHARE * timeout
+            now = time.perf_counter()
+            bfs_deadline = now + BFS_AFTER_SHARE * max(0.0, improve_until - now)
     result = search.run(bfs_deadline, final=bfs_deadline)
     if result is None:       # the deadline before the shortening reserve
         result = search.finish(LIMIT_TIME)
@@ -273,6 +279,11 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     # A limit stopped breadth-first search: report the satisficing solution,
     # shortened, with the bound.
     result.limit = result.status
+    if improve_until is not None:
+        try:
+            solution = improve(core_level, solution, max(1, max_states - search.states), improve_until, threads)
+        except KeyboardInterrupt:
+            pass
     solution = splice_from_store(level, search.store, solution)
     shorter = [Action(a) for a in shorten(level, core_level, solution, deadline)]
     result.status, result.solution = SOLVED, shorter
