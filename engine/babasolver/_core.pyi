@@ -54,13 +54,14 @@ class Expander:
 
 class BestFirst:
     guide: int                     # 0 blind, 1 rules, 2 plain, 3 pairs, 4 rules and pairs
+    bound: int                     # > 0: only solutions of fewer moves
     generated: int
     expanded: int
     dead_ends: int
     illegal: int
     won_parent: int
     won_action: int
-    def __init__(self, level: CoreLevel, store: StateStore, guide: int = ...) -> None: ...
+    def __init__(self, level: CoreLevel, store: StateStore, guide: int = ..., bound: int = ...) -> None: ...
     def add_root(self) -> int: ...
     @property
     def queued(self) -> int: ...
