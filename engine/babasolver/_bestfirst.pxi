@@ -88,12 +88,28 @@ cdef int estimate(const Geometry* geo, const Position* pos, const Lists* lists,
     return h
 
 
+ctypedef struct Queued:
+    uint64_t key
+    uint32_t state
+
+
+cdef int queued_before(const void* a, const void* b) noexcept nogil:
+    cdef uint64_t x = (<const Queued*>a).key, y = (<const Queued*>b).key
+    return -1 if x < y else (1 if x > y else 0)
+
+
 cdef class BestFirst:
     """Greedy best-first search with novelty over a store, without the GIL
     while it runs. `run` expands up to a number of states and returns 1 on a
     win (see won_parent / won_action), 0 when that many were expanded, -1
     when no state is left (every reachable state was seen: no solution), -2
-    when the store cannot grow."""
+    when the store cannot grow, -4 when a beam ran dry or reached the bound
+    (which proves nothing).
+
+    With a `width` it is a beam search instead: layer by layer, it expands
+    the `width` best children of the last layer by the same order. A state
+    is first stored at its shallowest depth among the layers, so solutions
+    are shorter than the greedy search's."""
     cdef CoreLevel level
     cdef StateStore store
     cdef Workspace work
@@ -107,21 +123,37 @@ cdef class BestFirst:
     cdef uint8_t* record
     cdef readonly int guide         # GUIDE_BLIND ... GUIDE_RULE_PAIRS
     cdef readonly int bound         # > 0: only solutions of fewer moves; no state that deep is expanded
-    cdef uint16_t* depths           # moves from the root per store index, with a bound
+    cdef uint16_t* depths           # moves from the root per store index (greedy; a beam knows its layer)
     cdef size_t depth_room
-    cdef readonly uint64_t generated, expanded, dead_ends, illegal
+    cdef readonly uint64_t generated, expanded, dead_ends, illegal, reopened
+    cdef readonly int width         # > 0: a beam of this many states per layer
+    cdef readonly int layer_depth   # with a beam: the depth of the layer being expanded
+    cdef Queued* layer
+    cdef Queued* next_layer
+    cdef size_t layer_n, layer_at, layer_room, next_n, next_room
     cdef readonly int64_t won_parent
     cdef readonly int won_action
 
-    def __cinit__(self, CoreLevel level, StateStore store, int guide=GUIDE_RULES, int bound=0):
+    def __cinit__(self, CoreLevel level, StateStore store, int guide=GUIDE_RULES, int bound=0,
+                  int width=0):
         if not GUIDE_BLIND <= guide <= GUIDE_RULE_PAIRS:
             raise ValueError(f"guide must be from 0 to 4 (blind, rules, plain, pairs, rules and pairs), not {guide}")
+        if width < 0:
+            raise ValueError(f"width must be 0 (no beam) or more, not {width}")
         self.level = level
         self.store = store
         self.guide = guide
         self.bound = bound if 0 < bound < 0xFFFF else 0
-        self.depth_room = 1 << 16 if self.bound else 0
-        self.depths = <uint16_t*>safe_realloc(NULL, self.depth_room * sizeof(uint16_t)) if self.bound else NULL
+        self.width = width
+        self.layer_depth = 0
+        self.layer_room = self.next_room = 1 << 10
+        self.layer = <Queued*>safe_realloc(NULL, self.layer_room * sizeof(Queued)) if width else NULL
+        self.next_layer = <Queued*>safe_realloc(NULL, self.next_room * sizeof(Queued)) if width else NULL
+        self.layer_n = self.layer_at = self.next_n = 0
+        # Depths, so that a bound can come later (tighten); a beam knows
+        # them from its layers.
+        self.depth_room = 0 if width else 1 << 16
+        self.depths = <uint16_t*>safe_realloc(NULL, self.depth_room * sizeof(uint16_t)) if self.depth_room else NULL
         self.work = Workspace(level)
         self.heap_room = 1 << 12
         self.heap_key = <uint64_t*>safe_realloc(NULL, self.heap_room * sizeof(uint64_t))
@@ -138,7 +170,7 @@ cdef class BestFirst:
             self.seen_pairs = <uint8_t*>safe_realloc(NULL, pairs)
             memset(self.seen_pairs, 0, pairs)
         self.record = <uint8_t*>safe_realloc(NULL, self.work.max_record + ARENA_SLACK)
-        self.generated = self.expanded = self.dead_ends = self.illegal = 0
+        self.generated = self.expanded = self.dead_ends = self.illegal = self.reopened = 0
         self.won_parent = -1
         self.won_action = -1
 
@@ -148,6 +180,8 @@ cdef class BestFirst:
         free(self.seen_atoms)
         free(self.seen_pairs)
         free(self.depths)
+        free(self.layer)
+        free(self.next_layer)
         free(self.record)
 
     def add_root(self):
@@ -156,17 +190,25 @@ cdef class BestFirst:
         self.work.set_root()
         length = self.work.pack(self.record)
         index = self.store.add(bytes(self.record[:length]))
-        if index >= 0 and self.bound:
+        if index >= 0 and self.depths != NULL:
             self.set_depth(index, 0)
         if index >= 0:
             self.novel(&self.work.lists, estimate(&self.level.geo, &self.work.pos, &self.work.lists, self.guide))
-            if self.push(0, <uint32_t>index) < 0:
+            if self.width:
+                self.layer[0].key, self.layer[0].state = 0, <uint32_t>index
+                self.layer_n, self.layer_at = 1, 0
+            elif self.push(0, <uint32_t>index) < 0:
                 raise MemoryError()
         return index
 
+    def tighten(self, int bound):
+        """From now on only solutions of fewer than `bound` moves."""
+        if 0 < bound < 0xFFFF and (not self.bound or bound < self.bound):
+            self.bound = bound
+
     @property
     def queued(self):
-        return self.heap_size
+        return self.heap_size + (self.layer_n - self.layer_at) + self.next_n
 
     cdef inline bint claim(self, size_t atom) noexcept nogil:
         if self.seen_atoms[atom]:
@@ -279,22 +321,66 @@ cdef class BestFirst:
                 return -1
             self.depths = <uint16_t*>grown
             self.depth_room = room
-        self.depths[index] = <uint16_t>depth
+        self.depths[index] = <uint16_t>(depth if depth < 0xFFFE else 0xFFFE)   # deeper than any bound
+        return 0
+
+    cdef int queue(self, uint64_t key, uint32_t state) noexcept nogil:
+        """Into the heap, or with a beam into the next layer."""
+        cdef size_t room
+        cdef void* grown
+        if not self.width:
+            return self.push(key, state)
+        if self.next_n == self.next_room:
+            room = self.next_room * 2
+            grown = realloc(self.next_layer, room * sizeof(Queued))
+            if not grown:
+                return -1
+            self.next_layer = <Queued*>grown
+            self.next_room = room
+        self.next_layer[self.next_n].key = key
+        self.next_layer[self.next_n].state = state
+        self.next_n += 1
+        return 0
+
+    cdef int next_state(self, uint32_t* index) noexcept nogil:
+        """The next state to expand: 0, or -1 when none is left (greedy: every
+        reachable state was seen; beam: the beam ran dry or reached the
+        bound, which proves nothing)."""
+        cdef Queued* swap
+        cdef size_t room
+        if not self.width:
+            while True:
+                if self.heap_size == 0:
+                    return -1
+                index[0] = self.pop()
+                if not self.bound or self.depths[index[0]] + 1 < self.bound:
+                    return 0        # else its children would be no shorter than the bound
+        if self.layer_at == self.layer_n:
+            if self.next_n == 0 or (self.bound and self.layer_depth + 2 >= self.bound):
+                return -4
+            if self.next_n > <size_t>self.width:
+                qsort(self.next_layer, self.next_n, sizeof(Queued), queued_before)
+                self.next_n = self.width
+            swap, room = self.layer, self.layer_room
+            self.layer, self.layer_room = self.next_layer, self.next_room
+            self.next_layer, self.next_room = swap, room
+            self.layer_n, self.layer_at, self.next_n = self.next_n, 0, 0
+            self.layer_depth += 1
+        index[0] = self.layer[self.layer_at].state
+        self.layer_at += 1
         return 0
 
     cdef int search(self, uint64_t expansions) noexcept nogil:
         cdef const Geometry* geo = &self.level.geo
         cdef uint64_t done = 0, key
         cdef uint32_t index
-        cdef int action, flags, length, h
+        cdef int action, flags, length, h, result
         cdef int64_t child
         cdef const Lists* lists
         while done < expansions:
-            if self.heap_size == 0:
-                return -1
-            index = self.pop()
-            if self.bound and self.depths[index] + 1 >= self.bound:
-                continue            # its children would be no shorter than the bound
+            result = self.next_state(&index)
+            if result < 0:
+                return result
             if self.work.load(self.store.arena + self.store.offsets[index],
                               <int>(self.store.offsets[index + 1] - self.store.offsets[index])) < 0:
                 return -3
@@ -324,7 +410,18 @@ cdef class BestFirst:
                     if child == -2:
                         self.work.restore()
                         return -2
-                    if child >= 0 and self.bound and self.set_depth(child, self.depths[index] + 1) < 0:
+                    if child == -1 and self.bound and not self.width:
+                        # Under a bound a state's depth matters: a shorter
+                        # way to a stored state takes its place, and the
+                        # state is queued again to pass the saving on.
+                        child = self.store.index_of(self.record, length)
+                        if self.depths[index] + 1 < self.depths[child]:
+                            self.store.reparent(child, index, <uint8_t>action)
+                            self.depths[child] = self.depths[index] + 1
+                            self.reopened += 1
+                        else:
+                            child = -1
+                    elif child >= 0 and self.depths != NULL and self.set_depth(child, self.depths[index] + 1) < 0:
                         self.work.restore()
                         return -2
                     if child >= 0:
@@ -333,7 +430,7 @@ cdef class BestFirst:
                         key = ((<uint64_t>(0 if self.novel(lists, h) else 1)) << 63
                                | (<uint64_t>h << 40) | (self.age & ((<uint64_t>1 << 40) - 1)))
                         self.age += 1
-                        if self.push(key, <uint32_t>child) < 0:
+                        if self.queue(key, <uint32_t>child) < 0:
                             self.work.restore()
                             return -2
                 self.work.restore()

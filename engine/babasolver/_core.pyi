@@ -55,14 +55,19 @@ class Expander:
 class BestFirst:
     guide: int                     # 0 blind, 1 rules, 2 plain, 3 pairs, 4 rules and pairs
     bound: int                     # > 0: only solutions of fewer moves
+    width: int                     # > 0: a beam search, this many states per layer
+    layer_depth: int               # with a beam: the depth of the layer being expanded
+    reopened: int                  # with a bound: stored states reached again by a shorter way
     generated: int
     expanded: int
     dead_ends: int
     illegal: int
     won_parent: int
     won_action: int
-    def __init__(self, level: CoreLevel, store: StateStore, guide: int = ..., bound: int = ...) -> None: ...
+    def __init__(self, level: CoreLevel, store: StateStore, guide: int = ..., bound: int = ...,
+                 width: int = ...) -> None: ...
     def add_root(self) -> int: ...
+    def tighten(self, bound: int) -> None: ...
     @property
     def queued(self) -> int: ...
-    def run(self, expansions: int) -> int: ...
+    def run(self, expansions: int) -> int: ...   # 1 won, 0 not yet, -1 no state left, -4 beam dry or at its bound

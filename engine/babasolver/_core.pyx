@@ -3,7 +3,7 @@
 # states without the GIL. The judge's turn is in _judge.pxi, the store in
 # _store.pxi. Compiler directives are set once, in setup.py.
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t, int32_t
-from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.stdlib cimport malloc, calloc, realloc, free, qsort
 from libc.string cimport memcpy, memmove, memset, memcmp
 
 from babasolver._tiles cimport *

@@ -222,11 +222,9 @@ cdef class StateStore:
             raise MemoryError("the visited table could not grow")
         return index
 
-    def find(self, bytes record):
+    cdef int64_t index_of(self, const uint8_t* record, int length) noexcept nogil:
         """The index of a stored state, or -1."""
-        cdef const uint8_t* data = record
-        cdef int length = len(record)
-        cdef uint64_t h = self.hash_record(data, length)
+        cdef uint64_t h = self.hash_record(record, length)
         cdef size_t slot = h & self.slot_mask
         cdef uint32_t tag = <uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS
         cdef uint32_t entry, index
@@ -237,9 +235,19 @@ cdef class StateStore:
             if (entry & ~INDEX_MASK) == tag:
                 index = (entry & INDEX_MASK) - 1
                 if (self.offsets[index + 1] - self.offsets[index] == <uint32_t>length
-                        and memcmp(self.arena + self.offsets[index], data, length) == 0):
+                        and memcmp(self.arena + self.offsets[index], record, length) == 0):
                     return index
             slot = (slot + 1) & self.slot_mask
+
+    cdef inline void reparent(self, size_t index, uint32_t parent, uint8_t action) noexcept nogil:
+        """A shorter way to a stored state: its parent must be reached in
+        fewer moves than it, so following parents still ends at the root."""
+        self.parents[index] = parent
+        self.actions[index] = action
+
+    def find(self, bytes record):
+        """The index of a stored state, or -1."""
+        return self.index_of(record, len(record))
 
     def depth(self, size_t index):
         """Moves from the root (state 0) to state `index`."""
