@@ -10,7 +10,8 @@ from babasolver import solver
 from babasolver._core import BestFirst, CoreLevel, StateStore
 from babasolver.game import replay
 from babasolver.level import load_level
-from babasolver.satisfice import GUIDES, cut_cycles, first_solution, improve, shorten
+from babasolver.satisfice import (DRY, GUIDE_BLIND, GUIDE_PAIRS, GUIDES, WON, Pool, Search,
+                                  cut_cycles, first_solution, improve, race, shorten)
 
 from util import make_level
 
@@ -152,6 +153,112 @@ def test_improving_never_lengthens_and_keeps_winning(repo_root):
     level = load_level(repo_root / "levels" / "01")
     core = CoreLevel(level.width, level.height, level.grid)
     found = first_solution(core, 2_000_000, None)
-    better = improve(core, found.solution, 2_000_000, time.perf_counter() + 20)
-    assert 20 <= len(better) <= len(found.solution)
+    first = list(found.solution)
+    better = improve(found, 2_000_000, time.perf_counter() + 20).solution
+    assert 20 <= len(better) <= len(first)
     assert replay(level, better).won_at == len(better)
+
+
+def _run_to_end(search):
+    while (outcome := search.run(2_000)) == 0:
+        pass
+    return outcome
+
+
+@pytest.mark.parametrize("guide, width", [(GUIDE_PAIRS, 10_000), (GUIDE_BLIND, 1_000)])
+def test_a_beam_finds_a_winning_solution_layer_by_layer(repo_root, guide, width):
+    level = load_level(repo_root / "levels" / "01")
+    core, store = CoreLevel(level.width, level.height, level.grid), StateStore(1 << 16)
+    beam = BestFirst(core, store, guide, 0, width)
+    beam.add_root()
+    assert beam.width == width and _run_to_end(beam) == WON
+    path = store.path_to(beam.won_parent) + [beam.won_action]
+    assert replay(level, path).won_at == len(path)
+    # A beam expands layer by layer: the win is one move below its last layer.
+    assert len(path) == beam.layer_depth + 1
+
+
+def test_a_beam_at_its_bound_runs_dry_which_proves_nothing(repo_root):
+    level = load_level(repo_root / "levels" / "00")            # shortest: 8 moves
+    core = CoreLevel(level.width, level.height, level.grid)
+    beam = BestFirst(core, StateStore(1 << 16), GUIDE_BLIND, 0, 10_000)
+    beam.add_root()
+    beam.tighten(8)
+    assert beam.bound == 8 and _run_to_end(beam) == DRY
+    loose = BestFirst(core, StateStore(1 << 16), GUIDE_BLIND, 0, 10_000)
+    loose.add_root()
+    loose.tighten(9)
+    assert _run_to_end(loose) == WON
+    # A beam alone never claims a level unsolvable.
+    unsolvable = make_level(["B12..w.", "F13..w.", "W16..wf", "..b..w."])
+    found = race(Pool(CoreLevel(unsolvable.width, unsolvable.height, unsolvable.grid)),
+                 [Search(GUIDE_BLIND, 100)], 1_000_000, None)
+    assert found.solution is None and not found.exhausted
+
+
+def test_tightening_mid_run_only_lowers_the_bound(repo_root):
+    level = load_level(repo_root / "levels" / "00")            # shortest: 8 moves
+    core = CoreLevel(level.width, level.height, level.grid)
+    for bound, can_win in ((8, False), (9, True)):
+        store = StateStore(1 << 16)
+        greedy = BestFirst(core, store, GUIDE_BLIND)
+        greedy.add_root()
+        assert greedy.run(3) == 0 and greedy.bound == 0
+        greedy.tighten(bound)
+        greedy.tighten(bound + 10)                              # never raised
+        assert greedy.bound == bound
+        outcome = _run_to_end(greedy)
+        if can_win:
+            assert outcome == WON and len(store.path_to(greedy.won_parent)) + 1 < bound
+        else:
+            assert outcome == -1                                # nothing shorter than 8 exists
+
+
+def test_a_bounded_greedy_search_reopens_states_and_keeps_its_paths_valid(repo_root):
+    # Reaching a stored state in fewer moves reparents it: every path the
+    # store gives must still replay, be as long as its depth says, and any
+    # solution must be below the bound.
+    level = load_level(repo_root / "levels" / "01")             # shortest: 20 moves
+    core = CoreLevel(level.width, level.height, level.grid)
+    store = StateStore(1 << 16)
+    search = BestFirst(core, store, GUIDES[0], 21)
+    search.add_root()
+    assert _run_to_end(search) == WON
+    assert search.reopened > 0
+    path = store.path_to(search.won_parent) + [search.won_action]
+    assert len(path) == 20 and replay(level, path).won_at == 20
+    for index in random.Random(0).sample(range(len(store)), 50):
+        path = store.path_to(index)
+        assert len(path) == store.depth(index)
+        assert replay(level, path).won_at is None
+
+
+@pytest.mark.parametrize("lead", [False, True])
+def test_a_race_names_its_winner_and_the_searches_that_ended(repo_root, lead):
+    level = load_level(repo_root / "levels" / "01")
+    core = CoreLevel(level.width, level.height, level.grid)
+    portfolio = [Search(GUIDE_PAIRS, 1_000), Search(GUIDES[0]), Search(GUIDE_BLIND, 100)]
+    found = race(Pool(core), portfolio, 2_000_000, None, threads=2, grace=None, lead=lead)
+    assert found.solution is not None and found.winner in portfolio
+    assert replay(level, found.solution).won_at == len(found.solution)
+    # Run until each ended: every search ended, and none won with less.
+    assert found.ended == frozenset(portfolio)
+
+
+def test_a_pool_goes_on_where_a_race_stopped_and_never_lengthens(repo_root):
+    level = load_level(repo_root / "levels" / "01")
+    core = CoreLevel(level.width, level.height, level.grid)
+    pool = Pool(core)
+    beam = Search(GUIDE_PAIRS, 10_000)
+    race(pool, [beam], 2_000_000, time.perf_counter() + 0.05)
+    expanded = pool.expanded
+    assert pool.racers[beam].outcome == 0 and expanded > 0      # stopped by the deadline
+    race(pool, [beam, Search(GUIDES[0])], 2_000_000, None, grace=None)
+    assert pool.racers[beam].expanded > expanded                # went on, not again from the root
+    assert pool.solution is not None and pool.ended == {beam, Search(GUIDES[0])}
+    assert replay(level, pool.solution).won_at == len(pool.solution)
+    # Searches started after the solution look only for shorter ones.
+    length = len(pool.solution)
+    improve(pool, 2_000_000, None, widths=(1_000,), greedy=False)
+    assert len(pool.solution) <= length and pool.bound == len(pool.solution)
+    assert replay(level, pool.solution).won_at == len(pool.solution)

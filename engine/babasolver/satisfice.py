@@ -1,26 +1,36 @@
 """A first solution fast, and shorter solutions from it.
 
-`first_solution` runs a portfolio of best-first searches with novelty
-(`_core.BestFirst`) over the same positions, turn and store as breadth-first
-search, as no one of them solves what the others do (measured alone, 10 s
-each, on the full_biy levels breadth-first search cannot finish in 10 s):
+`first_solution` races a portfolio of searches over the same positions,
+turn and store as breadth-first search (`_core.BestFirst`): beam searches,
+which expand layer by layer the best `width` children of the last layer,
+and a greedy best-first search, both ordering states by novelty, then by
+the guide's estimate. No one search solves what the others do. Measured
+alone (one core each, at most 6 s) on the 22 full_biy levels
+breadth-first search cannot finish in 10 s, the first solution of:
 
-- rule pairs: the rules search's estimate with the pairs search's atoms;
-  the strongest overall (it alone solves 188 and 196 in time);
+- beams of 1,000 with each guide, 10,000 with pairs and blind: all 22,
+  most within 0.5 s (189 only by the pairs beam of 10,000, in 2 s; 197
+  first by the rules beam of 1,000, 0.8 s, then shorter by the rules beam
+  of 10,000, 3.4 s);
+- greedy: fast where it solves (106, 154, 161, 162 in under 0.8 s), but
+  each guide alone misses 6 to 13 of the 22; it stays for levels whose
+  solutions are longer than a beam looks, and for proofs of
+  unsolvability.
+
+The guides:
+
 - pairs: no estimate; a state is novel when it shows a new (text, cell),
   (noun, cell) or rule, or a text on a cell with the first YOU object on a
-  cell not seen together before (IW(2) on those pairs); alone it solves 83
-  and 127;
+  cell not seen together before (IW(2) on those pairs);
 - rules: nearest YOU to nearest WIN, and how far the texts are from a
-  missing YOU or WIN rule, novelty counted apart for each estimate; alone
-  it solves 197;
-- blind: no estimate, single atoms only (IW(1), then breadth-first); alone
-  it solves 41.
+  missing YOU or WIN rule, novelty counted apart for each estimate;
+- rule pairs: the rules estimate with the pairs atoms;
+- blind: no estimate, single atoms only (IW(1)).
 
-With `threads` > 1 the first search has a thread of its own and the others
-take turns on another; on one thread all take turns, in chunks. Once one
-finds a solution, the others go on for as long again, and the shortest
-solution found is returned. The first solution any finds is returned.
+The searches live in a `Pool`, kept from race to race, so a search goes
+on where it stopped. Once one finds a solution, every search looks only
+for shorter ones. `improve` then resumes the searches: beams of growing
+width, the greedy searches last.
 
 `splice_from_store` takes a breadth-first store's shorter way to a state of
 the path, when it has one. `shorten` never lengthens a solution and keeps
@@ -35,81 +45,181 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Dict, List, Optional
+from typing import Dict, FrozenSet, List, Optional, Sequence
 
 from ._core import BestFirst, CoreLevel, CoreSimulation, Expander, StateStore
 from .level import Level
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
 GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS = 0, 1, 3, 4   # _bestfirst.pxi (2 added nothing)
-# The first has a thread of its own on two cores; the others take turns.
+WON, RAN_OUT, DRY = 1, -1, -4       # BestFirst.run: a win, no state left, a beam ran dry or hit its bound
+
+
+@dataclass(frozen=True)
+class Search:
+    guide: int
+    width: int = 0                  # 0: greedy best-first; else a beam this wide
+
+
 GUIDES = (GUIDE_RULE_PAIRS, GUIDE_PAIRS, GUIDE_RULES, GUIDE_BLIND)
-GRACE = 1.0                         # after a first solution, the others go on this much longer
+BEAM_GUIDES = (GUIDE_PAIRS, GUIDE_BLIND, GUIDE_RULE_PAIRS, GUIDE_RULES)
+BEAM_WIDTHS = (1_000, 10_000, 100_000)
+# Search k runs on thread k % threads (on two: the pairs beams, and the
+# rules beam; the blind beams and the greedy search, which alone can prove
+# a level unsolvable and alone looks deeper than BEAM_DEPTH).
+FIRST_SEARCHES = (
+    Search(GUIDE_PAIRS, 10_000), Search(GUIDE_BLIND, 10_000),
+    Search(GUIDE_PAIRS, 1_000), Search(GUIDE_BLIND, 1_000),
+    Search(GUIDE_RULE_PAIRS, 1_000), Search(GUIDE_RULE_PAIRS),
+    Search(GUIDE_RULES, 1_000))
+BEAM_DEPTH = 150                    # no beam looks deeper: beyond any stored full_biy solution (100)
+# After a first solution the others of the first race stop: the next
+# steps resume them, the guide that won leading (a grace of a quarter of
+# the time so far, when searches started again from the root, left 197
+# too little time for the rules beam of 10,000 that shortens it).
+GRACE = 0.0
 WINDOW_STATES = 20_000              # breadth-first budget from each state of a path
 
 
-@dataclass
-class FirstSolution:
-    solution: Optional[List[int]]   # None: none found within the budget
-    exhausted: bool                 # every reachable state was seen: there is no solution
-    states: int                     # states stored by the searches
-    expanded: int
-    generated: int
+class _Racer:
+    """One search of a pool, with its own store."""
+
+    def __init__(self, core_level: CoreLevel, spec: Search, bound: int) -> None:
+        self.spec = spec
+        self.store: Optional[StateStore] = StateStore(1 << 16)
+        self.search: Optional[BestFirst] = BestFirst(core_level, self.store, spec.guide, bound, spec.width)
+        self.search.add_root()
+        self.outcome = 0
+        self.expanded = self.generated = self.stored = 0
+
+    def run(self) -> int:
+        assert self.search is not None and self.store is not None
+        self.outcome = self.search.run(CHUNK_EXPANSIONS)
+        self.expanded, self.generated = self.search.expanded, self.search.generated
+        self.stored = len(self.store)
+        return self.outcome
+
+    def path(self) -> List[int]:
+        assert self.store is not None and self.search is not None
+        return self.store.path_to(self.search.won_parent) + [self.search.won_action]
+
+    def release(self) -> None:
+        """An ended search: its states are of no more use."""
+        self.store = self.search = None
+
+    @property
+    def live_states(self) -> int:
+        return 0 if self.store is None else len(self.store)
 
 
-def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
-                   threads: int = 1, bound: int = 0) -> FirstSolution:
-    """The shortest solution the portfolio finds: once one search finds a
-    solution, the others go on for GRACE times the time taken so far (within
-    the budget), and the shortest of the solutions found is returned.
+class Pool:
+    """The satisficing searches of one level, kept from race to race: a
+    search goes on where it stopped, and none is started twice. Once any
+    finds a solution, every search looks only for shorter ones."""
 
-    With `threads` > 1 the first `threads` - 1 searches run on a thread each
-    and the rest take turns on the last thread (the core releases the GIL);
-    on one thread all take turns, in chunks of CHUNK_EXPANSIONS. With a
-    `bound`, only solutions of fewer moves are looked for, and a search that
-    runs out of states proves nothing."""
+    def __init__(self, core_level: CoreLevel, bound: int = 0) -> None:
+        self.core_level = core_level
+        self.bound = bound                  # only solutions shorter than this (0: any)
+        self.racers: Dict[Search, _Racer] = {}
+        self.solution: Optional[List[int]] = None   # the shortest found
+        self.winner: Optional[Search] = None        # the search that found it
+        self.exhausted = False              # a search saw every reachable state: no solution
+
+    def racer(self, spec: Search) -> _Racer:
+        if spec not in self.racers:
+            bound = self.bound or (BEAM_DEPTH if spec.width else 0)
+            self.racers[spec] = _Racer(self.core_level, spec, bound)
+        return self.racers[spec]
+
+    def found(self, racer: _Racer) -> bool:
+        """Takes the solution of a search that won; True if it is shorter
+        than the best so far."""
+        path = racer.path()
+        if self.solution is not None and len(path) >= len(self.solution):
+            return False
+        self.solution, self.winner, self.bound = path, racer.spec, len(path)
+        for other in self.racers.values():
+            if other.search is not None:
+                other.search.tighten(len(path))
+        return True
+
+    @property
+    def ended(self) -> FrozenSet[Search]:
+        return frozenset(spec for spec, racer in self.racers.items() if racer.outcome != 0)
+
+    @property
+    def states(self) -> int:
+        """States stored by the searches."""
+        return sum(racer.stored for racer in self.racers.values())
+
+    @property
+    def live_states(self) -> int:
+        """States held by the searches that can still go on."""
+        return sum(racer.live_states for racer in self.racers.values())
+
+    @property
+    def expanded(self) -> int:
+        return sum(racer.expanded for racer in self.racers.values())
+
+    @property
+    def generated(self) -> int:
+        return sum(racer.generated for racer in self.racers.values())
+
+
+def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Optional[float],
+         threads: int = 1, grace: Optional[float] = GRACE, lead: bool = False) -> Pool:
+    """Runs the searches of `portfolio` that have not ended, each from where
+    it stopped, until the deadline, `max_states` states, or `grace` times
+    the time taken so far after the first solution of this race (None:
+    until each ends). A beam that runs dry, or a search that runs out of
+    states under a bound, proves nothing; a greedy search that runs out of
+    states without a bound proves the level unsolvable and ends the race.
+
+    The searches take turns in chunks of CHUNK_EXPANSIONS on `threads`
+    threads (the core releases the GIL), search k on thread k % threads; or,
+    with `lead`, the first search has a thread of its own."""
     started = time.perf_counter()
-    stores = [StateStore(1 << 16) for _ in GUIDES]
-    searches = [BestFirst(core_level, store, guide, bound) for store, guide in zip(stores, GUIDES)]
-    for search in searches:
-        search.add_root()
-    outcomes: List[int] = [0] * len(searches)
+    racers = [pool.racer(spec) for spec in portfolio]
+    racers = [racer for racer in racers if racer.outcome == 0]
     stop = threading.Event()
     until = [deadline]                      # the deadline, or the end of the grace once one has won
     lock = threading.Lock()
 
-    def end_of_search(k: int) -> None:
-        if outcomes[k] == -1 and bound:
-            return                          # only this search's bounded space is exhausted
-        if outcomes[k] != 1:                # exhausted (no solution exists) or out of memory
-            stop.set()
-            return
+    def end_of_search(racer: _Racer) -> None:
         with lock:
-            now = time.perf_counter()
-            grace = now + GRACE * (now - started)
-            if until[0] is None or grace < until[0]:
-                if not any(o == 1 for j, o in enumerate(outcomes) if j != k):
-                    until[0] = grace
+            if racer.outcome == RAN_OUT and racer.search is not None and not racer.search.bound:
+                pool.exhausted = True
+                stop.set()
+            elif racer.outcome == WON and pool.found(racer) and grace is not None:
+                now = time.perf_counter()
+                end = now + grace * (now - started)
+                if until[0] is None or end < until[0]:
+                    until[0] = end
+            racer.release()
 
-    def drive(group: List[int]) -> None:
-        """The searches of `group` in turns, until the portfolio ends."""
+    def drive(group: List[_Racer]) -> None:
+        """The searches of `group` in turns, until the race ends."""
         while not stop.is_set():
-            active = [k for k in group if outcomes[k] == 0]
+            active = [racer for racer in group if racer.outcome == 0]
             if not active:
                 return
-            for k in active:
-                outcomes[k] = searches[k].run(CHUNK_EXPANSIONS)
-                if outcomes[k] != 0:
-                    end_of_search(k)
-            if (sum(len(s) for s in stores) >= max_states
+            for racer in active:
+                if racer.run() != 0:
+                    end_of_search(racer)
+            if (pool.live_states >= max_states
                     or (until[0] is not None and time.perf_counter() >= until[0])):
                 stop.set()
 
-    n = min(threads, len(searches))
-    groups = [[k] for k in range(n - 1)] + [list(range(n - 1, len(searches)))]
+    n = min(threads, len(racers))
+    if n == 0:
+        return pool
+    if lead and n > 1:
+        groups = [racers[:1], racers[1:]]
+    else:
+        groups = [racers[k::n] for k in range(n)]
     if len(groups) > 1:
-        with ThreadPoolExecutor(len(groups)) as pool:
-            running = [pool.submit(drive, group) for group in groups]
+        with ThreadPoolExecutor(len(groups)) as executor:
+            running = [executor.submit(drive, group) for group in groups]
             try:
                 for future in running:
                     future.result()
@@ -117,28 +227,31 @@ def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[fl
                 stop.set()           # Ctrl-C or an error: the others stop after their chunk
     else:
         drive(groups[0])
-
-    states = sum(len(s) for s in stores)
-    expanded, generated = sum(s.expanded for s in searches), sum(s.generated for s in searches)
-    paths = [store.path_to(search.won_parent) + [search.won_action]
-             for search, store, outcome in zip(searches, stores, outcomes) if outcome == 1]
-    if paths:
-        return FirstSolution(min(paths, key=len), False, states, expanded, generated)
-    return FirstSolution(None, -1 in outcomes and not bound, states, expanded, generated)
+    return pool
 
 
-def improve(core_level: CoreLevel, solution: List[int], max_states: int, deadline: Optional[float],
-            threads: int = 1) -> List[int]:
-    """Shorter solutions from the root: the portfolio again, each time only
-    for solutions shorter than the best so far, until it finds none or the
-    deadline comes."""
-    best = solution
-    while deadline is None or time.perf_counter() < deadline:
-        found = first_solution(core_level, max_states, deadline, threads, bound=len(best))
-        if found.solution is None or len(found.solution) >= len(best):
-            break
-        best = found.solution
-    return best
+def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
+                   threads: int = 1, bound: int = 0,
+                   portfolio: Sequence[Search] = FIRST_SEARCHES) -> Pool:
+    """A solution fast: the race of the first portfolio, in a new pool."""
+    return race(Pool(core_level, bound), portfolio, max_states, deadline, threads)
+
+
+def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int = 1,
+            widths: Sequence[int] = BEAM_WIDTHS, greedy: bool = True) -> Pool:
+    """Shorter solutions than the pool's, until the deadline: beams of each
+    width of `widths` in turn, then, with `greedy`, the greedy searches,
+    each search going on from where it stopped. The beam with the guide of
+    the search that found the best solution so far has a thread of its
+    own: a guide that suits a level tends to keep suiting it."""
+    for width in widths:
+        if deadline is not None and time.perf_counter() >= deadline:
+            return pool
+        guides = sorted(BEAM_GUIDES, key=lambda g: pool.winner is None or g != pool.winner.guide)
+        race(pool, [Search(g, width) for g in guides], max_states, deadline, threads, grace=None, lead=True)
+    if greedy:
+        race(pool, [Search(g) for g in GUIDES], max_states, deadline, threads, grace=None)
+    return pool
 
 
 def _path_records(level: Level, actions: List[int]) -> List[bytes]:

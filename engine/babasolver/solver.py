@@ -33,7 +33,7 @@ from typing import Callable, Optional
 from ._core import STORE_CAPACITY, CoreLevel, Expander, StateStore
 from .level import Level
 from .notation import Action, to_arrows, to_keke
-from .satisfice import first_solution, improve, shorten, splice_from_store
+from .satisfice import BEAM_WIDTHS, first_solution, improve, shorten, splice_from_store
 from .status import Status
 
 SOLVED = Status.SOLVED
@@ -54,9 +54,21 @@ FIRST_BFS_SECONDS = 1.0            # ... and at most this long (without a timeou
 # (on full_biy, 3 levels of 158 took longer, none over 5 s), so the
 # satisficing search can have most of the rest.
 SATISFICE_SHARE = 0.8
-# Of the time left after a first solution (less the shortening reserve), for
-# breadth-first search to prove it; the rest looks for shorter solutions.
+# Of the time left after a first solution (less the shortening reserve): at
+# most this for the narrowest beams (satisfice.improve), first ...
+FIRST_IMPROVE_SHARE = 0.3
+# ... then this of the rest for breadth-first search to prove the solution
+# shortest, or to find a shorter one; but only BFS_BOUND_SHARE when the
+# solution is more than BFS_PROOF_GAP moves deeper than it has reached, or
+# its layers, growing as the last one did, would not complete
+# BFS_LAYERS_AHEAD more layers in that time. (The levels full_biy proves
+# after the first second had a solution at most 7 moves deeper by then,
+# and breadth-first search found the shortest within 3 layers.) The rest
+# looks for shorter solutions.
 BFS_AFTER_SHARE = 0.5
+BFS_BOUND_SHARE = 0.15
+BFS_PROOF_GAP = 10
+BFS_LAYERS_AHEAD = 2
 SHORTEN_SHARE = 0.1                # kept back for shortening when BFS does not finish
 CHUNK = 8192                       # states expanded per batch, split over the threads
 MIN_PART = 256                     # fewer states than this per thread: one thread
@@ -255,16 +267,31 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
         result.proven_shortest = True
         result.satisficing_states = found.states
         return result
-    search.max_states = max(1, max_states - found.states)
+    search.max_states = max(1, max_states - found.live_states)
     solution = found.solution
     bfs_deadline = deadline
     improve_until = None
+    if solution is not None and timeout is not None:
+        improve_until = deadline - SHORTEN_SHARE * timeout
+        # The narrowest beams first: they are cheap, and a shorter solution
+        # is easier for breadth-first search to prove.
+        try:
+            improve(found, max(1, max_states - search.states),
+                    time.perf_counter() + FIRST_IMPROVE_SHARE * (improve_until - time.perf_counter()),
+                    threads, BEAM_WIDTHS[:1], greedy=False)
+        except KeyboardInterrupt:
+            return search.finish(INTERRUPTED)
+        solution = found.solution or solution           # improving never drops a solution
+        now = time.perf_counter()
+        left = max(0.0, improve_until - now)
+        share = BFS_AFTER_SHARE
+        depth = search.stats.depth
+        if (len(solution) - 1 - depth > BFS_PROOF_GAP
+                or search.seconds_to_reach(min(len(solution) - 1, depth + BFS_LAYERS_AHEAD)) > share * left):
+            share = BFS_BOUND_SHARE          # no proof in sight: the time is better spent on beams
+        bfs_deadline = now + share * left
     if solution is not None:
         search.prove_below = len(solution)
-        if timeout is not None:
-            improve_until = deadline - SHORTEN_SHARE * timeout
-            now = time.perf_counter()
-            bfs_deadline = now + BFS_AFTER_SHARE * max(0.0, improve_until - now)
     result = search.run(bfs_deadline, final=bfs_deadline)
     if result is None:       # the deadline before the shortening reserve
         result = search.finish(LIMIT_TIME)
@@ -281,9 +308,11 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     result.limit = result.status
     if improve_until is not None:
         try:
-            solution = improve(core_level, solution, max(1, max_states - search.states), improve_until, threads)
+            improve(found, max(1, max_states - search.states), improve_until, threads)
         except KeyboardInterrupt:
             pass
+        solution = found.solution or solution
+        result.satisficing_states = found.states
     solution = splice_from_store(level, search.store, solution)
     shorter = [Action(a) for a in shorten(level, core_level, solution, deadline)]
     result.status, result.solution = SOLVED, shorter
@@ -308,6 +337,8 @@ class _BreadthFirst:
         self.prove_below: Optional[int] = None   # a solution this long is known
         self.head = 0
         self.layer_end = 1
+        self.layer_sizes = [1]                   # states stored at each depth so far
+        self.seconds = 0.0                       # spent searching
         self.batches.expanders[0].add_root()
         self.root_dead = self.batches.expanders[0].root_is_dead()
 
@@ -339,10 +370,32 @@ class _BreadthFirst:
         `pause_at` states are stored."""
         if self.root_dead:
             return self.finish(UNSOLVABLE)
+        entered = time.perf_counter()
+        try:
+            return self._run(until, final, pause_at)
+        finally:
+            self.seconds += time.perf_counter() - entered
+
+    def seconds_to_reach(self, depth: int) -> float:
+        """A guess at the time to store every state up to `depth` moves
+        deep, were each further layer to grow as the last one did."""
+        sizes = self.layer_sizes
+        if len(sizes) < 3 or depth < len(sizes) or not self.seconds:
+            return 0.0
+        growth = max(1.0, sizes[-1] / max(1, sizes[-2]))
+        layer, states = float(sizes[-1]), 0.0
+        for _ in range(depth - len(sizes) + 1):
+            layer *= growth
+            states += layer
+        return states / (len(self.store) / self.seconds)
+
+    def _run(self, until: Optional[float], final: Optional[float],
+             pause_at: Optional[int]) -> Optional[SearchResult]:
         store, stats = self.store, self.stats
         try:
             while self.head < len(store):
                 if self.head == self.layer_end:
+                    self.layer_sizes.append(len(store) - self.layer_end)
                     self.layer_end = len(store)
                     stats.depth += 1
                 if self.prove_below is not None and stats.depth + 1 >= self.prove_below:
