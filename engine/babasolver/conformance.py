@@ -30,12 +30,12 @@ import random
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from .errors import BabaError
 from .game import Frame, Simulation, replay
 from .judge import Judge, JudgeFrame
-from .level import Level, level_from_ascii, read_keke_set
+from .level import KekeLevel, Level, level_from_ascii, read_keke_set
 from .notation import parse_solution, to_keke
 from .reference import ReferenceSimulation
 
@@ -43,12 +43,12 @@ __all__ = ["SETS", "ENGINES", "Differential", "StoredSolution", "shipped_levels"
            "template_levels", "compare", "stored_solutions", "main"]
 
 SETS = ("demo", "test", "full_biy")
-ENGINES: Dict[str, Callable[[Level], object]] = {"core": Simulation, "reference": ReferenceSimulation}
+ENGINES: Dict[str, Callable[[Level], Union[Simulation, ReferenceSimulation]]] = {"core": Simulation, "reference": ReferenceSimulation}
 
 Play = Tuple[str, Level, List[int]]       # (label, level, actions)
 
 
-def shipped_levels(shared: Path) -> List[Tuple[str, object]]:
+def shipped_levels(shared: Path) -> List[Tuple[str, KekeLevel]]:
     """(label, KekeLevel) of every level of the three sets."""
     out = []
     for name in SETS:
@@ -213,7 +213,7 @@ def _outcome(won_at: Optional[int], broke_at: Optional[int]) -> str:
     return "does not win"
 
 
-def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, object]]) -> List[StoredSolution]:
+def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, KekeLevel]]) -> List[StoredSolution]:
     """Each stored solution's outcome in the engine and in the judge."""
     make = ENGINES[engine]
     plays = [(label, entry.level, parse_solution(entry.solution)) for label, entry in entries]

@@ -104,9 +104,10 @@ class Judge:
 
     def __init__(self, folder: "os.PathLike[str] | str", node: Optional[str] = None) -> None:
         self.folder = Path(folder)
-        self.node = node or shutil.which("node")
-        if self.node is None:
+        found = node or shutil.which("node")
+        if found is None:
             raise JudgeError("--judge needs Node.js: no 'node' command on PATH")
+        self.node: str = found
         if not (self.folder / "simulation.js").is_file():
             raise JudgeError(f"{self.folder}: no simulation.js (the Keke judge) in this folder")
 

@@ -161,7 +161,7 @@ def parse_solution(text: str) -> List[Action]:
     Raises :class:`~babasolver.errors.BabaError` naming the first bad
     character and its 1-based position. ``""`` gives ``[]``.
     """
-    actions: List[int] = []
+    actions: List[Action] = []
     i, n = 0, len(text)
     while i < n:
         ch = text[i]

@@ -20,7 +20,7 @@ from .notation import DOWN, LEFT, RIGHT, UP, WAIT, Action
 
 __all__ = ["ReferenceSimulation"]
 
-STEP = {UP: (0, -1), DOWN: (0, 1), LEFT: (-1, 0), RIGHT: (1, 0)}
+STEP: Dict[int, Tuple[int, int]] = {UP: (0, -1), DOWN: (0, 1), LEFT: (-1, 0), RIGHT: (1, 0)}
 OPPOSITE = {1: 2, 2: 1, 3: 4, 4: 3}       # facings: 1 up, 2 down, 3 left, 4 right
 
 Cell = Tuple[int, int]
@@ -126,10 +126,10 @@ class ReferenceSimulation:
                 continue
             x, y = connector.cell
             for a, b in (((x - 1, y), (x + 1, y)), ((x, y - 1), (x, y + 1))):
-                left, right = self.slot.get(a), self.slot.get(b)
-                if left is not None and right is not None and left.text and right.text:
-                    if (left.tile, right.tile) not in found:
-                        found.append((left.tile, right.tile))
+                first, second = self.slot.get(a), self.slot.get(b)
+                if first is not None and second is not None and first.text and second.text:
+                    if (first.tile, second.tile) not in found:
+                        found.append((first.tile, second.tile))
         self.rule_list = found
         protected = {T.NOUN_TARGET[l] for l, r in found if l == r and _is_noun_text(l)
                      and T.NOUN_TARGET[l] in self.ever}

@@ -45,7 +45,7 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence
+from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from ._core import BestFirst, CoreLevel, CoreSimulation, Expander, StateStore
 from .level import Level
@@ -269,7 +269,7 @@ def splice_from_store(level: Level, store: StateStore, actions: List[int]) -> Li
     path was reached there in fewer moves, take that way to it instead (the
     state farthest along the path that saves the most). Records are
     canonical, so the path's states are found by their bytes."""
-    best = (0, None, 0)                     # (moves saved, store index, path index)
+    best: Tuple[int, Optional[int], int] = (0, None, 0)   # (moves saved, store index, path index)
     for j, record in enumerate(_path_records(level, actions)):
         index = store.find(record)
         if index >= 0:

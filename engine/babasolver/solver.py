@@ -219,7 +219,7 @@ def solve(
     search = _BreadthFirst(core_level, max_states, threads, progress, progress_every, started)
     try:
         if mode == "shortest":
-            return search.run(deadline, final=deadline)
+            return search.run(deadline, final=deadline) or search.finish(LIMIT_TIME)
         first_slice = FIRST_BFS_SECONDS if timeout is None else min(FIRST_BFS_SECONDS, FIRST_BFS_SHARE * timeout)
         result = search.run(started + first_slice, final=deadline,
                             pause_at=max(1, int(FIRST_BFS_SHARE * max_states)))
@@ -255,7 +255,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     """Breadth-first search did not finish in its first slice: find a
     solution fast, then let breadth-first search prove it shortest or bound it."""
     now = time.perf_counter()
-    satisfice_until = None if timeout is None else min(deadline, now + SATISFICE_SHARE * timeout)
+    satisfice_until = None if timeout is None or deadline is None else min(deadline, now + SATISFICE_SHARE * timeout)
     states_left = max(1, max_states - search.states)
     try:
         found = first_solution(core_level, max(1, int(SATISFICE_SHARE * states_left)), satisfice_until,
@@ -271,7 +271,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     solution = found.solution
     bfs_deadline = deadline
     improve_until = None
-    if solution is not None and timeout is not None:
+    if solution is not None and timeout is not None and deadline is not None:
         improve_until = deadline - SHORTEN_SHARE * timeout
         # The narrowest beams first: they are cheap, and a shorter solution
         # is easier for breadth-first search to prove.
@@ -292,9 +292,8 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
         bfs_deadline = now + share * left
     if solution is not None:
         search.prove_below = len(solution)
-    result = search.run(bfs_deadline, final=bfs_deadline)
-    if result is None:       # the deadline before the shortening reserve
-        result = search.finish(LIMIT_TIME)
+    # None: the deadline before the shortening reserve
+    result = search.run(bfs_deadline, final=bfs_deadline) or search.finish(LIMIT_TIME)
     result.satisficing_states = found.states
     if result.status == SOLVED or solution is None:
         return result
@@ -349,9 +348,8 @@ class _BreadthFirst:
     def close(self) -> None:
         self.batches.close()
 
-    def finish(self, status: str, solution: Optional[list[int]] = None) -> SearchResult:
-        if solution is not None:
-            solution = [Action(a) for a in solution]
+    def finish(self, status: str, moves: Optional[list[int]] = None) -> SearchResult:
+        solution = None if moves is None else [Action(a) for a in moves]
         stats = self.stats
         stats.generated, stats.expanded, stats.dead_ends, stats.illegal = self.batches.counters()
         stats.unique = len(self.store)

@@ -23,7 +23,9 @@ class Status(str, Enum):
     ERROR = "error"                    # the level could not be loaded or run
 
     __str__ = str.__str__
-    __format__ = str.__format__
+
+    def __format__(self, spec: str) -> str:
+        return str.__format__(self, spec)
 
     @property
     def is_limit(self) -> bool:
