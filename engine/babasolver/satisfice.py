@@ -43,9 +43,9 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from ._core import BestFirst, CoreLevel, CoreSimulation, Expander, StateStore
 from .level import Level
@@ -79,6 +79,7 @@ BEAM_DEPTH = 150                    # no beam looks deeper: beyond any stored fu
 # too little time for the rules beam of 10,000 that shortens it).
 GRACE = 0.0
 WINDOW_STATES = 20_000              # breadth-first budget from each state of a path
+TICK_SECONDS = 0.5                  # between progress reports while searches race
 
 
 class _Racer:
@@ -117,8 +118,11 @@ class Pool:
     search goes on where it stopped, and none is started twice. Once any
     finds a solution, every search looks only for shorter ones."""
 
-    def __init__(self, core_level: CoreLevel, bound: int = 0) -> None:
+    def __init__(self, core_level: CoreLevel, bound: int = 0,
+                 on_tick: Optional[Callable[["Pool"], None]] = None) -> None:
         self.core_level = core_level
+        self.on_tick = on_tick              # progress, called from the thread that started the race
+        self.next_tick = time.perf_counter() + TICK_SECONDS
         self.bound = bound                  # only solutions shorter than this (0: any)
         self.racers: Dict[Search, _Racer] = {}
         self.solution: Optional[List[int]] = None   # the shortest found
@@ -142,6 +146,13 @@ class Pool:
             if other.search is not None:
                 other.search.tighten(len(path))
         return True
+
+    def tick(self) -> None:
+        """Reports progress, at most every TICK_SECONDS."""
+        now = time.perf_counter()
+        if self.on_tick is not None and now >= self.next_tick:
+            self.next_tick = now + TICK_SECONDS
+            self.on_tick(self)
 
     @property
     def ended(self) -> FrozenSet[Search]:
@@ -197,7 +208,7 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
                     until[0] = end
             racer.release()
 
-    def drive(group: List[_Racer]) -> None:
+    def drive(group: List[_Racer], reports: bool = False) -> None:
         """The searches of `group` in turns, until the race ends."""
         while not stop.is_set():
             active = [racer for racer in group if racer.outcome == 0]
@@ -206,6 +217,8 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
             for racer in active:
                 if racer.run() != 0:
                     end_of_search(racer)
+            if reports:
+                pool.tick()
             if (pool.live_states >= max_states
                     or (until[0] is not None and time.perf_counter() >= until[0])):
                 stop.set()
@@ -221,20 +234,25 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
         with ThreadPoolExecutor(len(groups)) as executor:
             running = [executor.submit(drive, group) for group in groups]
             try:
+                while not all(future.done() for future in running):
+                    wait(running, timeout=TICK_SECONDS, return_when=FIRST_EXCEPTION)
+                    pool.tick()
                 for future in running:
                     future.result()
             finally:
                 stop.set()           # Ctrl-C or an error: the others stop after their chunk
     else:
-        drive(groups[0])
+        drive(groups[0], reports=True)
     return pool
 
 
 def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
                    threads: int = 1, bound: int = 0,
-                   portfolio: Sequence[Search] = FIRST_SEARCHES) -> Pool:
-    """A solution fast: the race of the first portfolio, in a new pool."""
-    return race(Pool(core_level, bound), portfolio, max_states, deadline, threads)
+                   portfolio: Sequence[Search] = FIRST_SEARCHES,
+                   on_tick: Optional[Callable[[Pool], None]] = None) -> Pool:
+    """A solution fast: the race of the first portfolio, in a new pool
+    (`on_tick(pool)` reports progress, then and in later races)."""
+    return race(Pool(core_level, bound, on_tick), portfolio, max_states, deadline, threads)
 
 
 def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int = 1,

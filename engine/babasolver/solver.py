@@ -33,7 +33,7 @@ from typing import Callable, Optional
 from ._core import STORE_CAPACITY, CoreLevel, Expander, StateStore
 from .level import Level
 from .notation import Action, to_arrows, to_keke
-from .satisfice import BEAM_WIDTHS, first_solution, improve, shorten, splice_from_store
+from .satisfice import BEAM_WIDTHS, Pool, first_solution, improve, shorten, splice_from_store
 from .status import Status
 
 SOLVED = Status.SOLVED
@@ -88,6 +88,10 @@ class SearchStats:
     peak_frontier: int = 0         # largest number of stored, unexpanded states
     elapsed: float = 0.0           # seconds
     memory_bytes: int = 0          # bytes held by the visited table
+    # In progress reports from the satisficing searches (their counters, not
+    # breadth-first search's): the shortest solution found so far.
+    satisficing: bool = False
+    best: Optional[int] = None
 
     @property
     def states_per_second(self) -> float:
@@ -215,7 +219,7 @@ def solve(
     deadline = None if timeout is None else started + timeout
     core_level = CoreLevel(level.width, level.height, level.grid)
     if mode == "fast":
-        return _fast(level, core_level, max_states, deadline, started, threads)
+        return _fast(level, core_level, max_states, deadline, started, threads, progress)
     search = _BreadthFirst(core_level, max_states, threads, progress, progress_every, started)
     try:
         if mode == "shortest":
@@ -230,10 +234,27 @@ def solve(
         search.close()
 
 
+def _race_progress(progress: Optional[Progress], started: float,
+                   search: Optional["_BreadthFirst"] = None) -> Optional[Callable[[Pool], None]]:
+    """Progress reports while the satisficing searches race: their
+    counters, the best length so far, and breadth-first search's depth."""
+    if progress is None:
+        return None
+    report = progress
+
+    def tick(pool: Pool) -> None:
+        report(SearchStats(expanded=pool.expanded, generated=pool.generated, unique=pool.states,
+                           depth=0 if search is None else search.stats.depth,
+                           elapsed=time.perf_counter() - started, satisficing=True,
+                           best=None if pool.solution is None else len(pool.solution)))
+    return tick
+
+
 def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Optional[float],
-          started: float, threads: int) -> SearchResult:
+          started: float, threads: int, progress: Optional[Progress] = None) -> SearchResult:
     try:
-        found = first_solution(core_level, max_states, deadline, threads)
+        found = first_solution(core_level, max_states, deadline, threads,
+                               on_tick=_race_progress(progress, started))
     except KeyboardInterrupt:
         return SearchResult(INTERRUPTED, None, SearchStats(elapsed=time.perf_counter() - started))
     stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
@@ -259,7 +280,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     states_left = max(1, max_states - search.states)
     try:
         found = first_solution(core_level, max(1, int(SATISFICE_SHARE * states_left)), satisfice_until,
-                               threads)
+                               threads, on_tick=_race_progress(search.progress, started, search))
     except KeyboardInterrupt:
         return search.finish(INTERRUPTED)
     if found.exhausted:

@@ -78,8 +78,12 @@ def run(args: argparse.Namespace) -> int:
         line.line(f"[{k}/{n}] {safe(o.id)} {o.status}{moves}, {o.unique:,} states, {o.elapsed:.3f} s{note}")
 
     def on_progress(task: LevelTask, stats: SearchStats) -> None:
-        line.update(f"[{finished[0] + 1}/{len(tasks)}] {safe(task.id)} searching: {stats.unique:,} states,"
-                    f" {si(stats.states_per_second)}/s, {stats.elapsed:.1f} s")
+        if stats.satisficing:
+            best = "no solution yet" if stats.best is None else f"best {stats.best} moves so far"
+            what = f"satisficing: {best}, {stats.unique:,} states"
+        else:
+            what = f"searching: {stats.unique:,} states, {si(stats.states_per_second)}/s"
+        line.update(f"[{finished[0] + 1}/{len(tasks)}] {safe(task.id)} {what}, {stats.elapsed:.1f} s")
 
     threads = args.threads or default_threads()
     outcomes, completed = run_many(tasks, limits, args.mode, jobs=args.jobs, memory_limit=memory_limit,

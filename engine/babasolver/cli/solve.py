@@ -95,6 +95,9 @@ def explain(result: SearchResult, limits: Limits) -> str:
 
 
 def _progress_text(stats: SearchStats) -> str:
+    if stats.satisficing:
+        best = "no solution yet" if stats.best is None else f"best {stats.best} moves so far"
+        return f"satisficing: {best}  {count(stats.unique)} states  {stats.elapsed:.1f} s"
     return (f"depth {stats.depth}  {count(stats.unique)} unique states  "
             f"{count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s")
 
