@@ -241,7 +241,7 @@ def test_a_race_names_its_winner_and_the_searches_that_ended(repo_root, lead):
     level = load_level(repo_root / "levels" / "01")
     core = CoreLevel(level.width, level.height, level.grid)
     portfolio = [Search(GUIDE_PAIRS, 1_000), Search(GUIDES[0]), Search(GUIDE_BLIND, 100)]
-    found = race(Pool(core), portfolio, 2_000_000, None, threads=2, grace=None, lead=lead)
+    found = race(Pool(core), portfolio, 2_000_000, None, threads=2, until_each_ends=True, lead=lead)
     assert found.solution is not None and found.winner in portfolio
     assert replay(level, found.solution).won_at == len(found.solution)
     # Run until each ended: every search ended, and none won with less.
@@ -256,7 +256,7 @@ def test_a_pool_goes_on_where_a_race_stopped_and_never_lengthens(repo_root):
     race(pool, [beam], 2_000_000, time.perf_counter() + 0.05)
     expanded = pool.expanded
     assert pool.racers[beam].outcome == 0 and expanded > 0      # stopped by the deadline
-    race(pool, [beam, Search(GUIDES[0])], 2_000_000, None, grace=None)
+    race(pool, [beam, Search(GUIDES[0])], 2_000_000, None, until_each_ends=True)
     assert pool.racers[beam].expanded > expanded                # went on, not again from the root
     assert pool.solution is not None and pool.ended == {beam, Search(GUIDES[0])}
     assert replay(level, pool.solution).won_at == len(pool.solution)

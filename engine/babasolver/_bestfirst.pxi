@@ -410,7 +410,7 @@ cdef class BestFirst:
                     if child == -2:
                         self.work.restore()
                         return -2
-                    if child == -1 and self.bound and not self.width:
+                    if child == -1 and self.bound and self.depths != NULL:
                         # Under a bound a state's depth matters: a shorter
                         # way to a stored state takes its place, and the
                         # state is queued again to pass the saving on.

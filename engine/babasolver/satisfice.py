@@ -73,11 +73,6 @@ FIRST_SEARCHES = (
     Search(GUIDE_RULE_PAIRS, 1_000), Search(GUIDE_RULE_PAIRS),
     Search(GUIDE_RULES, 1_000))
 BEAM_DEPTH = 150                    # no beam looks deeper: beyond any stored full_biy solution (100)
-# After a first solution the others of the first race stop: the next
-# steps resume them, the guide that won leading (a grace of a quarter of
-# the time so far, when searches started again from the root, left 197
-# too little time for the rules beam of 10,000 that shortens it).
-GRACE = 0.0
 WINDOW_STATES = 20_000              # breadth-first budget from each state of a path
 TICK_SECONDS = 0.5                  # between progress reports while searches race
 
@@ -178,22 +173,23 @@ class Pool:
 
 
 def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Optional[float],
-         threads: int = 1, grace: Optional[float] = GRACE, lead: bool = False) -> Pool:
+         threads: int = 1, until_each_ends: bool = False, lead: bool = False) -> Pool:
     """Runs the searches of `portfolio` that have not ended, each from where
-    it stopped, until the deadline, `max_states` states, or `grace` times
-    the time taken so far after the first solution of this race (None:
-    until each ends). A beam that runs dry, or a search that runs out of
-    states under a bound, proves nothing; a greedy search that runs out of
-    states without a bound proves the level unsolvable and ends the race.
+    it stopped, until the deadline, `max_states` states, or the first
+    shorter solution (with `until_each_ends`: until each ends). Stopping at
+    the first costs nothing, as later races resume the others (letting them
+    go on a while, when races started searches again from the root, left
+    197 too little time for the rules beam of 10,000 that shortens it).
+    A beam that runs dry, or a search that runs out of states under a
+    bound, proves nothing; a greedy search that runs out of states without
+    a bound proves the level unsolvable and ends the race.
 
     The searches take turns in chunks of CHUNK_EXPANSIONS on `threads`
     threads (the core releases the GIL), search k on thread k % threads; or,
     with `lead`, the first search has a thread of its own."""
-    started = time.perf_counter()
     racers = [pool.racer(spec) for spec in portfolio]
     racers = [racer for racer in racers if racer.outcome == 0]
     stop = threading.Event()
-    until = [deadline]                      # the deadline, or the end of the grace once one has won
     lock = threading.Lock()
 
     def end_of_search(racer: _Racer) -> None:
@@ -201,11 +197,8 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
             if racer.outcome == RAN_OUT and racer.search is not None and not racer.search.bound:
                 pool.exhausted = True
                 stop.set()
-            elif racer.outcome == WON and pool.found(racer) and grace is not None:
-                now = time.perf_counter()
-                end = now + grace * (now - started)
-                if until[0] is None or end < until[0]:
-                    until[0] = end
+            elif racer.outcome == WON and pool.found(racer) and not until_each_ends:
+                stop.set()
             racer.release()
 
     def drive(group: List[_Racer], reports: bool = False) -> None:
@@ -219,8 +212,7 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
                     end_of_search(racer)
             if reports:
                 pool.tick()
-            if (pool.live_states >= max_states
-                    or (until[0] is not None and time.perf_counter() >= until[0])):
+            if pool.live_states >= max_states or (deadline is not None and time.perf_counter() >= deadline):
                 stop.set()
 
     n = min(threads, len(racers))
@@ -247,12 +239,10 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
 
 
 def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
-                   threads: int = 1, bound: int = 0,
-                   portfolio: Sequence[Search] = FIRST_SEARCHES,
-                   on_tick: Optional[Callable[[Pool], None]] = None) -> Pool:
-    """A solution fast: the race of the first portfolio, in a new pool
+                   threads: int = 1, on_tick: Optional[Callable[[Pool], None]] = None) -> Pool:
+    """A solution fast: the race of FIRST_SEARCHES, in a new pool
     (`on_tick(pool)` reports progress, then and in later races)."""
-    return race(Pool(core_level, bound, on_tick), portfolio, max_states, deadline, threads)
+    return race(Pool(core_level, on_tick=on_tick), FIRST_SEARCHES, max_states, deadline, threads)
 
 
 def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int = 1,
@@ -266,9 +256,10 @@ def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int
         if deadline is not None and time.perf_counter() >= deadline:
             return pool
         guides = sorted(BEAM_GUIDES, key=lambda g: pool.winner is None or g != pool.winner.guide)
-        race(pool, [Search(g, width) for g in guides], max_states, deadline, threads, grace=None, lead=True)
+        race(pool, [Search(g, width) for g in guides], max_states, deadline, threads,
+             until_each_ends=True, lead=True)
     if greedy:
-        race(pool, [Search(g) for g in GUIDES], max_states, deadline, threads, grace=None)
+        race(pool, [Search(g) for g in GUIDES], max_states, deadline, threads, until_each_ends=True)
     return pool
 
 
