@@ -19,7 +19,7 @@ from ..status import Status
 from .bench_text import format_scaling, format_summary, format_table, si
 from .common import (
     EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_judge_argument, add_limit_arguments,
-    add_mode_argument, gigabytes, job_count, safe, thread_count,
+    add_mode_argument, best_so_far, gigabytes, job_count, safe, thread_count,
 )
 
 
@@ -79,8 +79,7 @@ def run(args: argparse.Namespace) -> int:
 
     def on_progress(task: LevelTask, stats: SearchStats) -> None:
         if stats.satisficing:
-            best = "no solution yet" if stats.best is None else f"best {stats.best} moves so far"
-            what = f"satisficing: {best}, {stats.unique:,} states"
+            what = f"satisficing: {best_so_far(stats.best)}, {stats.unique:,} states"
         else:
             what = f"searching: {stats.unique:,} states, {si(stats.states_per_second)}/s"
         line.update(f"[{finished[0] + 1}/{len(tasks)}] {safe(task.id)} {what}, {stats.elapsed:.1f} s")

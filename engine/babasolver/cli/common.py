@@ -104,6 +104,11 @@ def dump_json(value: Any) -> None:
     print(json.dumps(value, ensure_ascii=False))
 
 
+def best_so_far(best: Optional[int]) -> str:
+    """The satisficing searches' progress: the shortest solution yet."""
+    return "no solution yet" if best is None else f"best {best} moves so far"
+
+
 def count(n: int) -> str:
     return f"{n:,}"
 

@@ -16,7 +16,7 @@ from ..solver import SearchResult, SearchStats
 from ..status import Status
 from .common import (
     EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_level_arguments,
-    add_limit_arguments, add_mode_argument, aligned, count, dump_json, print_rows, safe, thread_count,
+    add_limit_arguments, add_mode_argument, aligned, best_so_far, count, dump_json, print_rows, safe, thread_count,
 )
 
 #: Statuses, in the order the totals line gives them.
@@ -96,8 +96,7 @@ def explain(result: SearchResult, limits: Limits) -> str:
 
 def _progress_text(stats: SearchStats) -> str:
     if stats.satisficing:
-        best = "no solution yet" if stats.best is None else f"best {stats.best} moves so far"
-        return f"satisficing: {best}  {count(stats.unique)} states  {stats.elapsed:.1f} s"
+        return f"satisficing: {best_so_far(stats.best)}  {count(stats.unique)} states  {stats.elapsed:.1f} s"
     return (f"depth {stats.depth}  {count(stats.unique)} unique states  "
             f"{count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s")
 
