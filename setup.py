@@ -18,16 +18,28 @@ DIRECTIVES = {
     "initializedcheck": DEBUG,
 }
 
-extensions = [
-    Extension(
-        "babasolver._core",
-        ["engine/babasolver/_core.pyx"],
-        include_dirs=["engine/babasolver"],
-        depends=["engine/babasolver/_judge.pxi", "engine/babasolver/_store.pxi",
-                 "engine/babasolver/_bestfirst.pxi",
-                 "engine/babasolver/_core.pxd"],
+SOURCE = "engine/babasolver"
+SEAM = [f"{SOURCE}/_ruleset.pxd", f"{SOURCE}/_tiles.pxd", f"{SOURCE}/_tiles.h"]
+
+
+def extension(name, *includes):
+    """One module of the core, rebuilt when its includes or the seam change."""
+    return Extension(
+        f"babasolver.{name}",
+        [f"{SOURCE}/{name}.pyx"],
+        include_dirs=[SOURCE],
+        depends=SEAM + [f"{SOURCE}/{include}" for include in includes],
         extra_compile_args=["-O3"],
-    ),
+    )
+
+
+extensions = [
+    # The interface every rule set implements.
+    extension("_ruleset"),
+    # The Keke judge's rule set.
+    extension("_judge", "_judge.pxd", "_judge_turn.pxi", "_judge_record.pxi", "_judge_guide.pxi"),
+    # The store and the searches, over any rule set.
+    extension("_core", "_search.pxd", "_store.pxi", "_bestfirst.pxi"),
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, include_path=["engine"]))

@@ -45,8 +45,16 @@ TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 BANNER = "generated from tiles.json by codegen \u2014 do not edit (run: python -m codegen)"
 
-#: A tile's mask is ``1 << id`` in a 64-bit word, so ids must stay below 64.
-MAX_TILES = 64
+#: Tile ids are 16-bit in the core's positions and records, and the rule
+#: set's tables indexed by tile are copied with the rules in force: 1024
+#: keeps those tables at a few KiB.
+MAX_TILES = 1024
+
+#: The one operator text the rule sets read (``X is Y``).
+OPERATOR_WORDS = ("is",)
+
+#: The classes of tiles, as the generated KIND_* names (in this order).
+KINDS = ("EMPTY", "OBJECT", "NOUN_TEXT", "OPERATOR_TEXT", "PROPERTY_TEXT", "BORDER")
 
 #: output file name -> template file name (in codegen/templates/)
 OUTPUTS: Dict[str, str] = {
@@ -77,11 +85,10 @@ _RESERVED_PY = {
     "IS_TEXT_TILE", "IS_NOUN_TEXT", "IS_PROPERTY_TEXT", "IS_OBJECT",
     "PROPERTY_WORDS", "PROPERTY_TILES", "NOUN_TEXT_TILES", "OBJECT_TILES",
     "TEXT_MASK", "NOUN_TEXT_MASK", "PROPERTY_TEXT_MASK", "OBJECT_MASK",
-    "BY_NAME", "BY_KEKE_CHAR", "Final",
+    "BY_NAME", "BY_KEKE_CHAR", "Final", "TILE_KIND", "KINDS",
 }
 _RESERVED_C = {
-    "N_TILES", "NOUN_TARGET", "OBJECT_TEXT", "TILES_UNUSED",
-    "M_TEXT", "M_NOUN_TEXT", "M_PROPERTY_TEXT", "M_OBJECT",
+    "N_TILES", "NOUN_TARGET", "OBJECT_TEXT", "TILES_UNUSED", "TILE_KIND", "TILE_WORDS",
 }
 
 
@@ -123,6 +130,21 @@ class Tile:
     def is_object(self) -> bool:
         """A noun's object: neither text nor empty nor border."""
         return not (self.text or self.is_empty or self.is_border)
+
+    @property
+    def kind(self) -> str:
+        """The class the engine sorts the tile into (one of KINDS)."""
+        if self.is_empty:
+            return "EMPTY"
+        if self.is_border:
+            return "BORDER"
+        if self.subject:
+            return "NOUN_TEXT"
+        if self.definition:
+            return "PROPERTY_TEXT"
+        if self.text:
+            return "OPERATOR_TEXT"
+        return "OBJECT"
 
 
 def _q(name: str) -> str:
@@ -189,8 +211,8 @@ def validate(data: Dict[str, Any], where: str = "tiles.json") -> List[Tile]:
             raise fail(f"must be the first tile, found at id {tile_id}")
         if tile_id >= MAX_TILES:
             raise fail(
-                f"would get id {tile_id}, but masks are 1 << id in 64 bits "
-                f"(at most {MAX_TILES} tiles, ids 0..{MAX_TILES - 1})"
+                f"would get id {tile_id}, but the engine holds at most {MAX_TILES} tiles "
+                f"(ids 0..{MAX_TILES - 1})"
             )
         if not _NAME_RE.match(name):
             raise fail(
@@ -245,7 +267,17 @@ def validate(data: Dict[str, Any], where: str = "tiles.json") -> List[Tile]:
             raise fail("\"subject\": true needs a \"subjectTarget\"")
         if tile.subject_target is not None and not tile.subject:
             raise fail("\"subjectTarget\" is only for \"subject\": true texts")
+        if tile.text and not (tile.subject or tile.definition) and tile.word not in OPERATOR_WORDS:
+            raise fail(
+                f"a text that is neither \"subject\" nor \"definition\" must be an operator "
+                f"({', '.join(_q(w) for w in OPERATOR_WORDS)}), not {_q(tile.word)}"
+            )
         tiles.append(tile)
+
+    _require_one(tiles, where, BORDER_NAME, lambda t: t.is_border)
+    for word in OPERATOR_WORDS:
+        _require_one(tiles, where, f"{word} text",
+                     lambda t: t.text and not t.subject and not t.definition and t.word == word)
 
     by_name = {t.name: t for t in tiles}
     keke_owner: Dict[str, Tile] = {}
@@ -292,6 +324,13 @@ def validate(data: Dict[str, Any], where: str = "tiles.json") -> List[Tile]:
     return tiles
 
 
+def _require_one(tiles: Sequence[Tile], where: str, what: str, pred) -> None:
+    """The engine names a few tiles (border, the operator): each exactly once."""
+    found = [t for t in tiles if pred(t)]
+    if len(found) != 1:
+        raise TilesError(f"{where}: needs exactly one {_q(what)} tile, found {len(found)}")
+
+
 def _context(tiles: Sequence[Tile]) -> Dict[str, Any]:
     by_name = {t.name: t for t in tiles}
     n = len(tiles)
@@ -323,6 +362,9 @@ def _context(tiles: Sequence[Tile]) -> Dict[str, Any]:
         ],
         "noun_target": noun_target,
         "object_text": object_text,
+        "kinds": KINDS,
+        "tile_kind": [KINDS.index(t.kind) for t in tiles],
+        "tile_words": (n + 63) // 64,
         "properties": [t for t in tiles if t.definition],
         "nouns": [t for t in tiles if t.subject],
         "objects": [t for t in tiles if t.is_object],

@@ -160,21 +160,45 @@ def test_duplicate_field(tmp_path):
 
 
 def _many_tiles(count):
-    data = {"empty": {"keke": ".", "word": "empty"}}
-    for i in range(1, count):
+    data = {"empty": {"keke": ".", "word": "empty"},
+            "is text": {"keke": "1", "word": "is", "text": True},
+            "border": {"keke": "_", "word": "border"}}
+    for i in range(3, count):
         data[f"thing{i}"] = {"keke": chr(0x4E00 + i), "word": f"thing{i}"}
     return data
 
 
-def test_64_tiles_fit(tmp_path):
-    tiles = codegen.load_tiles(dump(tmp_path / "tiles.json", _many_tiles(64)))
-    assert tiles[-1].id == 63
+def test_the_most_tiles_fit(tmp_path):
+    tiles = codegen.load_tiles(dump(tmp_path / "tiles.json", _many_tiles(codegen.MAX_TILES)))
+    assert tiles[-1].id == codegen.MAX_TILES - 1 >= 999
 
 
-def test_too_many_tiles_for_the_mask(tmp_path):
-    message = _expect_error(dump(tmp_path / "tiles.json", _many_tiles(65)),
-                            "thing64", ["id 64", "64 bits"])
-    assert "1 << id" in message
+def test_one_tile_past_the_capacity_names_the_limit(tmp_path):
+    last = codegen.MAX_TILES
+    message = _expect_error(dump(tmp_path / "tiles.json", _many_tiles(last + 1)),
+                            f"thing{last}", [f"id {last}", f"at most {last} tiles"])
+    assert message.startswith(str(tmp_path))
+
+
+@pytest.mark.parametrize("missing, words", [
+    ("border", ['needs exactly one "border" tile, found 0']),
+    ("is text", ['needs exactly one "is text" tile, found 0']),
+])
+def test_the_tiles_the_engine_names_are_required(tmp_path, missing, words):
+    data = small_tiles()
+    del data[missing]
+    path = dump(tmp_path / "tiles.json", data)
+    with pytest.raises(codegen.TilesError) as caught:
+        codegen.load_tiles(path)
+    assert all(w in str(caught.value) for w in words), str(caught.value)
+
+
+def test_a_text_the_generator_does_not_understand_is_refused(tmp_path):
+    data = small_tiles()
+    data["and text"] = {"keke": "&", "word": "and", "text": True}
+    message = _expect_error(dump(tmp_path / "tiles.json", data), "and text",
+                            ['neither "subject" nor "definition"', '"is"', '"and"'])
+    assert message.startswith(str(tmp_path))
 
 
 def test_invalid_json(tmp_path):
@@ -284,11 +308,11 @@ def test_header_compiles(tmp_path):
         '#include "_tiles.h"\n'
         "_Static_assert(N_TILES == 34, \"n\");\n"
         "_Static_assert(T_BORDER == 33 && T_IS_TEXT == 23, \"ids\");\n"
-        "_Static_assert(M_MELT_TEXT == ((uint64_t)1 << 32), \"mask\");\n"
-        "_Static_assert((M_TEXT & M_OBJECT) == 0, \"groups\");\n"
-        "_Static_assert((M_NOUN_TEXT | M_PROPERTY_TEXT | M_IS_TEXT) == M_TEXT, \"texts\");\n"
+        "_Static_assert(TILE_WORDS == 1 && KIND_BORDER == 5, \"kinds\");\n"
         "int main(void) { return NOUN_TARGET[T_BABA_TEXT] == T_BABA"
-        " && OBJECT_TEXT[T_BABA] == T_BABA_TEXT ? 0 : 1; }\n",
+        " && OBJECT_TEXT[T_BABA] == T_BABA_TEXT && TILE_KIND[T_BABA] == KIND_OBJECT"
+        " && TILE_KIND[T_IS_TEXT] == KIND_OPERATOR_TEXT && TILE_KIND[T_MELT_TEXT] == KIND_PROPERTY_TEXT"
+        " && TILE_KIND[T_LOVE_TEXT] == KIND_NOUN_TEXT && TILE_KIND[T_EMPTY] == KIND_EMPTY ? 0 : 1; }\n",
         encoding="utf-8",
     )
     exe = tmp_path / "check"
@@ -317,15 +341,12 @@ def test_new_tile_appears_everywhere(tmp_path):
     header = (out / "_tiles.h").read_text(encoding="utf-8")
     assert "#define N_TILES 36" in header
     assert "T_BONE = 34," in header and "T_BONE_TEXT = 35," in header
-    assert "#define M_BONE ((uint64_t)1 << 34)" in header
-    assert "#define M_BONE_TEXT ((uint64_t)1 << 35)" in header
-    assert f"#define M_OBJECT ((uint64_t)0x{(0xffe | 1 << 34):016x}ULL)" in header
-    assert f"#define M_NOUN_TEXT ((uint64_t)0x{(0x7ff000 | 1 << 35):016x}ULL)" in header
+    kinds = header.split("TILE_KIND[N_TILES] TILES_UNUSED = {")[1].split("}")[0]
+    assert [int(k) for k in kinds.replace(",", " ").split()][34:] == [1, 2]   # object, noun text
 
     pxd = (out / "_tiles.pxd").read_text(encoding="utf-8")
     assert "        T_BONE\n" in pxd and "        T_BONE_TEXT\n" in pxd
-    assert "const uint64_t M_BONE\n" in pxd and "const uint64_t M_BONE_TEXT\n" in pxd
-    assert "NOUN_TARGET[36]" in pxd and "OBJECT_TEXT[36]" in pxd
+    assert "NOUN_TARGET[36]" in pxd and "OBJECT_TEXT[36]" in pxd and "TILE_KIND[36]" in pxd
 
     py = (out / "tiles.py").read_text(encoding="utf-8")
     assert "BONE: Final = 34\n" in py and "BONE_TEXT: Final = 35\n" in py

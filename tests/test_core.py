@@ -6,7 +6,9 @@ import random
 import pytest
 
 from babasolver import tiles
-from babasolver._core import CoreLevel, Expander, StateStore
+from babasolver._core import Expander, StateStore
+from babasolver._judge import JudgeLevel
+from babasolver.rulesets import core_level
 from babasolver.game import Simulation
 from babasolver.level import load_level
 
@@ -232,7 +234,7 @@ def test_batch_expansion_agrees_with_single_steps(rows, seed, as_root):
     # single steps do neither.
     level = make_level(rows)
     _, records = random_walk(level, 30, seed)
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     for record in records[::2]:
         expansion_matches_single_steps(level, core, record, as_root)
 
@@ -249,7 +251,7 @@ def test_batch_expansion_sees_rule_changes_away_from_the_moved_cells(rows, keke,
     level = make_level(rows)
     sim = Simulation(level)
     sim.step_keke(keke)
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     won_by = expansion_matches_single_steps(level, core, sim.pack(), as_root=False)
     assert (won_by is not None) == wins
 
@@ -265,7 +267,7 @@ def test_batch_expansion_destroys_where_a_new_rule_left_an_overlap():
     assert record[0] & 2            # the record says a pair stands due
     assert (tiles.ROCK_TEXT, tiles.KILL_TEXT) in sim.rules()
     assert {(t, x, y) for t, x, y, *_ in sim.objects()} >= {(tiles.BABA, 0, 3), (tiles.ROCK, 0, 3)}
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     assert expansion_matches_single_steps(level, core, record, as_root=False) is None
     destroyed = []
     for action in range(4):
@@ -297,11 +299,11 @@ def test_a_64_by_64_level_plays_and_searches():
 
 def test_level_too_large_is_refused():
     with pytest.raises(ValueError, match="too large"):
-        CoreLevel(300, 300, [tiles.EMPTY] * 90000)
+        JudgeLevel(300, 300, [tiles.EMPTY] * 90000)
 
 
 def breadth_first_store(level, incremental, limit=20000):
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     store = StateStore()
     expander = Expander(core, store)
     expander.incremental = incremental
@@ -329,7 +331,7 @@ def test_incremental_packing_builds_the_same_store_as_full_packing(rows):
 
 def test_generate_only_reads_the_store_and_insert_adds_what_expand_would():
     level = make_level(MOVER_LEVEL)
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     _, records = random_walk(level, 30, 3)
     n = min(12, len(records))
     by_expand, by_steps = StateStore(), StateStore()

@@ -10,10 +10,12 @@ from babasolver import satisfice, solver
 from babasolver.app import running
 from babasolver.app.limits import Limits
 from babasolver.app.tasks import LevelTask
-from babasolver._core import BestFirst, CoreLevel, StateStore
+from babasolver._core import BestFirst, StateStore
+from babasolver.rulesets import core_level
 from babasolver.game import replay
 from babasolver.level import load_level
-from babasolver.satisfice import (DRY, GUIDE_BLIND, GUIDE_PAIRS, GUIDES, WON, Pool, Search,
+from babasolver._core import SearchOutcome
+from babasolver.satisfice import (GUIDE_BLIND, GUIDE_PAIRS, GUIDES, Pool, Search,
                                   cut_cycles, first_solution, improve, race, shorten)
 
 from util import make_level
@@ -36,7 +38,7 @@ def shortest_length(level):
 def test_first_solution_finds_what_a_tiny_breadth_first_budget_cannot(repo_root, threads):
     level = load_level(repo_root / "levels" / "01")
     assert solver.solve(level, mode="shortest", max_states=20_000).status == solver.LIMIT_STATES
-    found = first_solution(CoreLevel(level.width, level.height, level.grid), 2_000_000, None, threads)
+    found = first_solution(core_level(level), 2_000_000, None, threads)
     assert found.solution is not None and not found.exhausted
     assert replay(level, found.solution).won_at == len(found.solution)
 
@@ -44,12 +46,12 @@ def test_first_solution_finds_what_a_tiny_breadth_first_budget_cannot(repo_root,
 @pytest.mark.parametrize("guide", GUIDES)
 def test_each_search_of_the_portfolio_solves_a_level_alone(repo_root, guide):
     level = load_level(repo_root / "levels" / "01")
-    core, store = CoreLevel(level.width, level.height, level.grid), StateStore(1 << 16)
+    core, store = core_level(level), StateStore(1 << 16)
     search = BestFirst(core, store, guide)
     search.add_root()
-    while (outcome := search.run(2_000)) == 0:
+    while (outcome := search.run(2_000)) == SearchOutcome.SEARCH_GOING:
         assert len(store) < 3_000_000
-    assert outcome == 1 and search.guide == guide
+    assert outcome == SearchOutcome.SEARCH_WON and search.guide == guide
     path = store.path_to(search.won_parent) + [search.won_action]
     assert replay(level, path).won_at == len(path)
 
@@ -57,12 +59,12 @@ def test_each_search_of_the_portfolio_solves_a_level_alone(repo_root, guide):
 def test_an_unknown_guide_is_refused(repo_root):
     level = load_level(repo_root / "levels" / "00")
     with pytest.raises(ValueError, match="guide"):
-        BestFirst(CoreLevel(level.width, level.height, level.grid), StateStore(1 << 16), 9)
+        BestFirst(core_level(level), StateStore(1 << 16), 9)
 
 
 def test_first_solution_proves_a_level_unsolvable_by_exhausting_it():
     level = make_level(["B12..w.", "F13..w.", "W16..wf", "..b..w."])
-    found = first_solution(CoreLevel(level.width, level.height, level.grid), 1_000_000, None)
+    found = first_solution(core_level(level), 1_000_000, None)
     assert found.solution is None and found.exhausted
 
 
@@ -76,7 +78,7 @@ def test_shortening_never_lengthens_and_keeps_winning(repo_root, seed):
     detour = [a for _ in range(rng.randrange(1, 4)) for a in rng.choice([[0, 1], [1, 0], [2, 3], [4]])]
     actions = detour + [3] * 8
     assert replay(level, actions).won_at == len(actions)
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     cut = cut_cycles(level, actions)
     assert len(cut) <= len(actions) and replay(level, cut).won_at == len(cut)
     shorter = shorten(level, core, actions)
@@ -118,7 +120,7 @@ def test_splicing_takes_the_breadth_first_way_to_a_state_of_the_path(repo_root):
     from babasolver.satisfice import splice_from_store
 
     level = load_level(repo_root / "levels" / "00")
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     store = StateStore()
     expander = Expander(core, store)
     expander.add_root()
@@ -137,24 +139,24 @@ def test_splicing_takes_the_breadth_first_way_to_a_state_of_the_path(repo_root):
 
 def test_a_bounded_search_finds_only_shorter_solutions(repo_root):
     level = load_level(repo_root / "levels" / "00")            # shortest: 8 moves
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     for bound, can_win in ((8, False), (9, True)):
         store = StateStore(1 << 16)
         search = BestFirst(core, store, GUIDES[0], bound)
         search.add_root()
-        while (outcome := search.run(2_000)) == 0:
+        while (outcome := search.run(2_000)) == SearchOutcome.SEARCH_GOING:
             pass
         assert search.bound == bound
         if can_win:
-            assert outcome == 1
+            assert outcome == SearchOutcome.SEARCH_WON
             assert len(store.path_to(search.won_parent)) + 1 < bound
         else:
-            assert outcome == -1                               # nothing shorter than 8 exists
+            assert outcome == SearchOutcome.SEARCH_EXHAUSTED  # nothing shorter than 8 exists
 
 
 def test_improving_never_lengthens_and_keeps_winning(repo_root):
     level = load_level(repo_root / "levels" / "01")
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     found = first_solution(core, 2_000_000, None)
     first = list(found.solution)
     better = improve(found, 2_000_000, time.perf_counter() + 20).solution
@@ -163,7 +165,7 @@ def test_improving_never_lengthens_and_keeps_winning(repo_root):
 
 
 def _run_to_end(search):
-    while (outcome := search.run(2_000)) == 0:
+    while (outcome := search.run(2_000)) == SearchOutcome.SEARCH_GOING:
         pass
     return outcome
 
@@ -171,10 +173,10 @@ def _run_to_end(search):
 @pytest.mark.parametrize("guide, width", [(GUIDE_PAIRS, 10_000), (GUIDE_BLIND, 1_000)])
 def test_a_beam_finds_a_winning_solution_layer_by_layer(repo_root, guide, width):
     level = load_level(repo_root / "levels" / "01")
-    core, store = CoreLevel(level.width, level.height, level.grid), StateStore(1 << 16)
+    core, store = core_level(level), StateStore(1 << 16)
     beam = BestFirst(core, store, guide, 0, width)
     beam.add_root()
-    assert beam.width == width and _run_to_end(beam) == WON
+    assert beam.width == width and _run_to_end(beam) == SearchOutcome.SEARCH_WON
     path = store.path_to(beam.won_parent) + [beam.won_action]
     assert replay(level, path).won_at == len(path)
     # A beam expands layer by layer: the win is one move below its last layer.
@@ -183,38 +185,38 @@ def test_a_beam_finds_a_winning_solution_layer_by_layer(repo_root, guide, width)
 
 def test_a_beam_at_its_bound_runs_dry_which_proves_nothing(repo_root):
     level = load_level(repo_root / "levels" / "00")            # shortest: 8 moves
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     beam = BestFirst(core, StateStore(1 << 16), GUIDE_BLIND, 0, 10_000)
     beam.add_root()
     beam.tighten(8)
-    assert beam.bound == 8 and _run_to_end(beam) == DRY
+    assert beam.bound == 8 and _run_to_end(beam) == SearchOutcome.SEARCH_DRY
     loose = BestFirst(core, StateStore(1 << 16), GUIDE_BLIND, 0, 10_000)
     loose.add_root()
     loose.tighten(9)
-    assert _run_to_end(loose) == WON
+    assert _run_to_end(loose) == SearchOutcome.SEARCH_WON
     # A beam alone never claims a level unsolvable.
     unsolvable = make_level(["B12..w.", "F13..w.", "W16..wf", "..b..w."])
-    found = race(Pool(CoreLevel(unsolvable.width, unsolvable.height, unsolvable.grid)),
+    found = race(Pool(core_level(unsolvable)),
                  [Search(GUIDE_BLIND, 100)], 1_000_000, None)
     assert found.solution is None and not found.exhausted
 
 
 def test_tightening_mid_run_only_lowers_the_bound(repo_root):
     level = load_level(repo_root / "levels" / "00")            # shortest: 8 moves
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     for bound, can_win in ((8, False), (9, True)):
         store = StateStore(1 << 16)
         greedy = BestFirst(core, store, GUIDE_BLIND)
         greedy.add_root()
-        assert greedy.run(3) == 0 and greedy.bound == 0
+        assert greedy.run(3) == SearchOutcome.SEARCH_GOING and greedy.bound == 0
         greedy.tighten(bound)
         greedy.tighten(bound + 10)                              # never raised
         assert greedy.bound == bound
         outcome = _run_to_end(greedy)
         if can_win:
-            assert outcome == WON and len(store.path_to(greedy.won_parent)) + 1 < bound
+            assert outcome == SearchOutcome.SEARCH_WON and len(store.path_to(greedy.won_parent)) + 1 < bound
         else:
-            assert outcome == -1                                # nothing shorter than 8 exists
+            assert outcome == SearchOutcome.SEARCH_EXHAUSTED  # nothing shorter than 8 exists
 
 
 def test_a_bounded_greedy_search_reopens_states_and_keeps_its_paths_valid(repo_root):
@@ -222,11 +224,11 @@ def test_a_bounded_greedy_search_reopens_states_and_keeps_its_paths_valid(repo_r
     # store gives must still replay, be as long as its depth says, and any
     # solution must be below the bound.
     level = load_level(repo_root / "levels" / "01")             # shortest: 20 moves
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     store = StateStore(1 << 16)
     search = BestFirst(core, store, GUIDES[0], 21)
     search.add_root()
-    assert _run_to_end(search) == WON
+    assert _run_to_end(search) == SearchOutcome.SEARCH_WON
     assert search.reopened > 0
     path = store.path_to(search.won_parent) + [search.won_action]
     assert len(path) == 20 and replay(level, path).won_at == 20
@@ -239,7 +241,7 @@ def test_a_bounded_greedy_search_reopens_states_and_keeps_its_paths_valid(repo_r
 @pytest.mark.parametrize("lead", [False, True])
 def test_a_race_names_its_winner_and_the_searches_that_ended(repo_root, lead):
     level = load_level(repo_root / "levels" / "01")
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     portfolio = [Search(GUIDE_PAIRS, 1_000), Search(GUIDES[0]), Search(GUIDE_BLIND, 100)]
     found = race(Pool(core), portfolio, 2_000_000, None, threads=2, until_each_ends=True, lead=lead)
     assert found.solution is not None and found.winner in portfolio
@@ -250,12 +252,12 @@ def test_a_race_names_its_winner_and_the_searches_that_ended(repo_root, lead):
 
 def test_a_pool_goes_on_where_a_race_stopped_and_never_lengthens(repo_root):
     level = load_level(repo_root / "levels" / "01")
-    core = CoreLevel(level.width, level.height, level.grid)
+    core = core_level(level)
     pool = Pool(core)
     beam = Search(GUIDE_PAIRS, 10_000)
     race(pool, [beam], 2_000_000, time.perf_counter() + 0.05)
     expanded = pool.expanded
-    assert pool.racers[beam].outcome == 0 and expanded > 0      # stopped by the deadline
+    assert pool.racers[beam].outcome == SearchOutcome.SEARCH_GOING and expanded > 0      # stopped by the deadline
     race(pool, [beam, Search(GUIDES[0])], 2_000_000, None, until_each_ends=True)
     assert pool.racers[beam].expanded > expanded                # went on, not again from the root
     assert pool.solution is not None and pool.ended == {beam, Search(GUIDES[0])}

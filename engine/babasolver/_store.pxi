@@ -1,6 +1,17 @@
 # The visited store: every state a search has seen, exactly once, and the
 # hash it files them by. Included by _core.pyx; it knows nothing of the rules.
 
+cdef enum:
+    INDEX_BITS = 26         # a store slot: 6 tag bits over a 26-bit state index
+    TAG_BITS = 6
+    INDEX_MASK = (1 << 26) - 1
+    MAX_STATES = (1 << 26) - 2
+    REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
+    QUEUE_SIZE = 16         # children in flight while inserting (a power of two)
+    INSERT_LAG = 15         # children between prefetching a slot and inserting
+    PEEK_LAG = 5            # ... and looking at the state named in that slot
+    FETCH_LAG = 10          # ... and fetching that state's bytes
+
 cdef inline uint64_t load8(const uint8_t* data) noexcept nogil:
     cdef uint64_t word
     memcpy(&word, data, 8)
@@ -38,6 +49,11 @@ cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil:
 
 
 
+cdef int64_t full_store() except -2 nogil:
+    with gil:
+        raise MemoryError("the visited table could not grow")
+
+
 cdef class StateStore:
     """Every state a search has seen, exactly once: packed bytes in a growable
     arena, an open-addressing table of indices into it (duplicates are found by
@@ -49,7 +65,8 @@ cdef class StateStore:
     cdef uint32_t* offsets          # state i is arena[offsets[i]:offsets[i+1]]
     cdef uint32_t* parents
     cdef uint8_t* actions
-    cdef size_t count, capacity
+    cdef size_t count, capacity       # states held, and the room all three arrays have
+    cdef size_t offsets_room, parents_room, actions_room   # each array's own room, in states
     cdef uint32_t* slots            # 0 = free, else (tag << INDEX_BITS) | (state index + 1)
     cdef size_t slot_mask
     cdef uint64_t hash_mask         # a test hook narrows it to force collisions
@@ -58,7 +75,7 @@ cdef class StateStore:
         cdef size_t slot_count = 1024
         while slot_count < 2 * expected:
             slot_count *= 2
-        self.capacity = 1024
+        self.capacity = self.offsets_room = self.parents_room = self.actions_room = 1024
         self.arena_capacity = 1 << 16
         self.slot_mask = slot_count - 1
         self.arena = <uint8_t*>core_block_new(self.arena_capacity + ARENA_SLACK)
@@ -75,28 +92,33 @@ cdef class StateStore:
 
     def __dealloc__(self):
         core_block_free(self.arena, self.arena_capacity + ARENA_SLACK)
-        core_block_free(self.offsets, (self.capacity + 1) * sizeof(uint32_t))
-        core_block_free(self.parents, self.capacity * sizeof(uint32_t))
-        core_block_free(self.actions, self.capacity)
+        core_block_free(self.offsets, (self.offsets_room + 1) * sizeof(uint32_t))
+        core_block_free(self.parents, self.parents_room * sizeof(uint32_t))
+        core_block_free(self.actions, self.actions_room)
         core_block_free(self.slots, (self.slot_mask + 1) * sizeof(uint32_t))
 
     cdef int grow_states(self) noexcept nogil:
-        # Each array is grown and stored at once, so `capacity` describes
-        # all three only when all three grew (the sizes freed stay right).
-        cdef size_t old = self.capacity, capacity = self.capacity * 2
-        cdef void* grown = core_block_grow(self.offsets, (old + 1) * sizeof(uint32_t),
-                                           (capacity + 1) * sizeof(uint32_t))
-        if not grown:
-            return -1
-        self.offsets = <uint32_t*>grown
-        grown = core_block_grow(self.parents, old * sizeof(uint32_t), capacity * sizeof(uint32_t))
-        if not grown:
-            return -1
-        self.parents = <uint32_t*>grown
-        grown = core_block_grow(self.actions, old, capacity)
-        if not grown:
-            return -1
-        self.actions = <uint8_t*>grown
+        # Each array keeps its own room, so that after a grow that failed
+        # part way every mapping is still freed at the size it has.
+        cdef size_t capacity = self.capacity * 2
+        cdef void* grown
+        if self.offsets_room < capacity:
+            grown = core_block_grow(self.offsets, (self.offsets_room + 1) * sizeof(uint32_t),
+                                    (capacity + 1) * sizeof(uint32_t))
+            if not grown:
+                return -1
+            self.offsets, self.offsets_room = <uint32_t*>grown, capacity
+        if self.parents_room < capacity:
+            grown = core_block_grow(self.parents, self.parents_room * sizeof(uint32_t),
+                                    capacity * sizeof(uint32_t))
+            if not grown:
+                return -1
+            self.parents, self.parents_room = <uint32_t*>grown, capacity
+        if self.actions_room < capacity:
+            grown = core_block_grow(self.actions, self.actions_room, capacity)
+            if not grown:
+                return -1
+            self.actions, self.actions_room = <uint8_t*>grown, capacity
         self.capacity = capacity
         return 0
 
@@ -162,12 +184,14 @@ cdef class StateStore:
         core_prefetch(start)
         core_prefetch(start + (self.offsets[index + 1] - self.offsets[index]) - 1)
 
-    cdef int64_t insert(self, const uint8_t* record, int length, uint32_t parent, uint8_t action) noexcept nogil:
+    cdef int64_t insert(self, const uint8_t* record, int length, uint32_t parent,
+                        uint8_t action) except -2 nogil:
         return self.insert_hashed(record, length, self.hash_record(record, length), parent, action)
 
     cdef int64_t insert_hashed(self, const uint8_t* record, int length, uint64_t h,
-                               uint32_t parent, uint8_t action) noexcept nogil:
-        """Index of a new state, -1 if it was already there, -2 if out of memory."""
+                               uint32_t parent, uint8_t action) except -2 nogil:
+        """Index of a new state, or -1 if it was already there; MemoryError
+        when the store is full or cannot grow."""
         cdef size_t slot = h & self.slot_mask
         # The slot keeps a few high hash bits beside the index, so most
         # probes reject a stranger without touching the arena.
@@ -186,12 +210,12 @@ cdef class StateStore:
                     return -1
             slot = (slot + 1) & self.slot_mask
         if self.count >= MAX_STATES:
-            return -2
+            return full_store()
         if self.count == self.capacity and self.grow_states() < 0:
-            return -2
+            return full_store()
         # Offsets are 32-bit: the arena stops at 4 GiB, which reads as a full store.
         if self.arena_used + length > 0xFFFFFFFFULL:
-            return -2
+            return full_store()
         if self.arena_used + length > self.arena_capacity:
             capacity = self.arena_capacity * 2
             while self.arena_used + length > capacity:
@@ -199,7 +223,7 @@ cdef class StateStore:
             arena = <uint8_t*>core_block_grow(self.arena, self.arena_capacity + ARENA_SLACK,
                                               capacity + ARENA_SLACK)
             if not arena:
-                return -2
+                return full_store()
             self.arena = arena
             self.arena_capacity = capacity
         memcpy(self.arena + self.arena_used, record, length)
@@ -212,15 +236,12 @@ cdef class StateStore:
         self.slots[slot] = tag | (index + 1)
         # Keep the load at most 5/8 so probes stay short.
         if self.count * 8 > (self.slot_mask + 1) * 5 and self.grow_slots() < 0:
-            return -2
+            return full_store()
         return index
 
     def add(self, bytes record, uint32_t parent=0xFFFFFFFFU, uint8_t action=255):
         """Add a packed state; its index, or -1 if it was already stored."""
-        cdef int64_t index = self.insert(record, len(record), parent, action)
-        if index == -2:
-            raise MemoryError("the visited table could not grow")
-        return index
+        return self.insert(record, len(record), parent, action)
 
     cdef int64_t index_of(self, const uint8_t* record, int length) noexcept nogil:
         """The index of a stored state, or -1."""

@@ -1,9 +1,10 @@
 # generated from tiles.json by codegen — do not edit (run: python -m codegen)
 # Cython view of _tiles.h. Use it with `from babasolver._tiles cimport *` (include path engine/).
-from libc.stdint cimport uint8_t, uint64_t
+from libc.stdint cimport uint8_t, uint16_t
 
 cdef extern from "_tiles.h":
     enum: N_TILES
+    enum: TILE_WORDS  # 64-bit words in a set of tiles
 
     enum:
         T_EMPTY
@@ -41,44 +42,14 @@ cdef extern from "_tiles.h":
         T_MELT_TEXT
         T_BORDER
 
-    const uint64_t M_BABA
-    const uint64_t M_SKULL
-    const uint64_t M_FLAG
-    const uint64_t M_FLOOR
-    const uint64_t M_GRASS
-    const uint64_t M_LAVA
-    const uint64_t M_ROCK
-    const uint64_t M_WALL
-    const uint64_t M_KEKE
-    const uint64_t M_GOOP
-    const uint64_t M_LOVE
-    const uint64_t M_BABA_TEXT
-    const uint64_t M_SKULL_TEXT
-    const uint64_t M_FLAG_TEXT
-    const uint64_t M_FLOOR_TEXT
-    const uint64_t M_GRASS_TEXT
-    const uint64_t M_LAVA_TEXT
-    const uint64_t M_ROCK_TEXT
-    const uint64_t M_WALL_TEXT
-    const uint64_t M_KEKE_TEXT
-    const uint64_t M_GOOP_TEXT
-    const uint64_t M_LOVE_TEXT
-    const uint64_t M_IS_TEXT
-    const uint64_t M_YOU_TEXT
-    const uint64_t M_WIN_TEXT
-    const uint64_t M_STOP_TEXT
-    const uint64_t M_PUSH_TEXT
-    const uint64_t M_MOVE_TEXT
-    const uint64_t M_KILL_TEXT
-    const uint64_t M_SINK_TEXT
-    const uint64_t M_HOT_TEXT
-    const uint64_t M_MELT_TEXT
-    const uint64_t M_BORDER
+    enum:
+        KIND_EMPTY
+        KIND_OBJECT
+        KIND_NOUN_TEXT
+        KIND_OPERATOR_TEXT
+        KIND_PROPERTY_TEXT
+        KIND_BORDER
 
-    const uint64_t M_TEXT  # all texts
-    const uint64_t M_NOUN_TEXT  # noun texts (subjects)
-    const uint64_t M_PROPERTY_TEXT  # property texts (definitions)
-    const uint64_t M_OBJECT  # objects (not text, empty or border)
-
-    const uint8_t NOUN_TARGET[34]  # noun text id -> object id, 0 elsewhere
-    const uint8_t OBJECT_TEXT[34]  # object id -> noun text id, 0 elsewhere
+    const uint8_t TILE_KIND[34]  # tile id -> KIND_*
+    const uint16_t NOUN_TARGET[34]  # noun text id -> object id, 0 elsewhere
+    const uint16_t OBJECT_TEXT[34]  # object id -> noun text id, 0 elsewhere

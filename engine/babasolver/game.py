@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from . import tiles
 from ._core import CoreSimulation
 from .level import Level
+from .rulesets import core_level
 from .notation import Action, Facing
 
 ObjectView = Tuple[int, int, int, int, bool]     # tile, x, y, facing, hidden
@@ -25,13 +26,13 @@ def rule_text(left: int, right: int) -> str:
 
 
 class Simulation:
-    """A level in play. Construction reads the rules once, with
-    transformations, as the judge does at load; the win check runs only at
-    the end of a turn."""
+    """A level in play under its rule set (``level.rules``). Construction
+    reads the rules once, with transformations, as the judge does at load;
+    the win check runs only at the end of a turn."""
 
     def __init__(self, level: Level) -> None:
         self.level = level
-        self._core = CoreSimulation(level.width, level.height, level.grid)
+        self._core = CoreSimulation(core_level(level))
         self.turns = 0
 
     def step(self, action: int) -> None:
@@ -55,9 +56,6 @@ class Simulation:
     def rules(self) -> List[Tuple[int, int]]:
         """The rule list, in order, as (left text tile, right text tile)."""
         return self._core.rules()
-
-    def rule_texts(self) -> List[str]:
-        return [rule_text(left, right) for left, right in self._core.rules()]
 
     @property
     def won(self) -> bool:

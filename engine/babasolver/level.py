@@ -23,12 +23,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import tiles
 from .errors import LevelError
+from .rulesets import DEFAULT_RULES, UnknownRules, rule_set, unknown_words
 
 __all__ = [
     "Level",
@@ -41,6 +42,7 @@ __all__ = [
     "load_level",
     "level_from_ascii",
     "tile_by_name",
+    "played_by",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -55,12 +57,14 @@ _EMPTY_CHARS = (" ", ".")
 
 @dataclass(frozen=True)
 class Level:
-    """A level: ``height`` rows of ``width`` tile ids, row-major in ``grid``."""
+    """A level: ``height`` rows of ``width`` tile ids, row-major in ``grid``,
+    played by the rule set named ``rules`` (see :mod:`babasolver.rulesets`)."""
 
     name: str
     width: int
     height: int
     grid: Tuple[int, ...]
+    rules: str = DEFAULT_RULES
 
     def __post_init__(self) -> None:
         if not isinstance(self.grid, tuple):
@@ -478,13 +482,37 @@ def read_keke_level(path: PathLike, level_id: Union[str, int]) -> KekeLevel:
     raise LevelError(f"no level with id {wanted.strip()!r}; {_describe_ids(ids)}", p)
 
 
-def load_level(path: PathLike, level_id: Optional[Union[str, int]] = None) -> Level:
-    """A level from a level folder, or from a Keke JSON set given ``level_id``."""
+def played_by(level: Level, rules: str, path: Optional[PathLike] = None) -> Level:
+    """`level` under the rule set `rules`. LevelError when the level uses a
+    property word that rule set gives no meaning (at the first cell that
+    does: line and column in a level folder's content.txt), or when no rule
+    set has that name."""
+    try:
+        chosen = rule_set(rules)
+    except UnknownRules as e:
+        raise LevelError(str(e), None if path is None else Path(path)) from None
+    words = unknown_words(chosen, level.grid)
+    if words:
+        first = next(i for i, t in enumerate(level.grid) if tiles.WORDS[t] in words and tiles.IS_PROPERTY_TEXT[t])
+        where = Path(path) if path is not None else None
+        line: Optional[int] = None
+        col: Optional[int] = None
+        if where is not None and where.is_dir():
+            where, line, col = where / CONTENT_FILE, first // level.width + 1, first % level.width + 1
+        raise LevelError(f"the {chosen.name} rules give no meaning to {', '.join(map(repr, words))} "
+                         f"(they implement {', '.join(chosen.words)})", where, line, col)
+    return level if level.rules == chosen.name else replace(level, rules=chosen.name)
+
+
+def load_level(path: PathLike, level_id: Optional[Union[str, int]] = None,
+               rules: str = DEFAULT_RULES) -> Level:
+    """A level from a level folder, or from a Keke JSON set given ``level_id``,
+    to be played by the rule set `rules`."""
     p = Path(path)
     if p.is_dir():
         if level_id is not None:
             raise LevelError("a level id applies only to a Keke .json level set, this is a level folder", p)
-        return read_folder(p)
+        return played_by(read_folder(p), rules, p)
     if not p.exists():
         raise LevelError("no such level folder or file", p)
     if p.suffix.lower() != ".json":
@@ -493,5 +521,9 @@ def load_level(path: PathLike, level_id: Optional[Union[str, int]] = None) -> Le
         raise LevelError(
             f"a Keke level set holds many levels: choose one with --id ({_describe_ids(keke_ids(p))})", p
         )
-    return read_keke_level(p, level_id).level
+    entry = read_keke_level(p, level_id)
+    try:
+        return played_by(entry.level, rules, p)
+    except LevelError as e:
+        raise LevelError(f"level id {entry.id}: {e.problem}", p) from None
 

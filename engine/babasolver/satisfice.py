@@ -47,12 +47,14 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from ._core import BestFirst, CoreLevel, CoreSimulation, Expander, StateStore
+from ._core import BestFirst, CoreSimulation, Expander, SearchOutcome, StateStore
+from ._ruleset import CoreLevel, Guide
 from .level import Level
+from .rulesets import core_level
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
-GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS = 0, 1, 3, 4   # _bestfirst.pxi (2 added nothing)
-WON, RAN_OUT, DRY = 1, -1, -4       # BestFirst.run: a win, no state left, a beam ran dry or hit its bound
+GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS = (
+    Guide.GUIDE_BLIND, Guide.GUIDE_RULES, Guide.GUIDE_PAIRS, Guide.GUIDE_RULE_PAIRS)
 
 
 @dataclass(frozen=True)
@@ -85,7 +87,7 @@ class _Racer:
         self.store: Optional[StateStore] = StateStore(1 << 16)
         self.search: Optional[BestFirst] = BestFirst(core_level, self.store, spec.guide, bound, spec.width)
         self.search.add_root()
-        self.outcome = 0
+        self.outcome = SearchOutcome.SEARCH_GOING
         self.expanded = self.generated = self.stored = 0
 
     def run(self) -> int:
@@ -151,7 +153,7 @@ class Pool:
 
     @property
     def ended(self) -> FrozenSet[Search]:
-        return frozenset(spec for spec, racer in self.racers.items() if racer.outcome != 0)
+        return frozenset(spec for spec, racer in self.racers.items() if racer.outcome != SearchOutcome.SEARCH_GOING)
 
     @property
     def states(self) -> int:
@@ -188,27 +190,27 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
     threads (the core releases the GIL), search k on thread k % threads; or,
     with `lead`, the first search has a thread of its own."""
     racers = [pool.racer(spec) for spec in portfolio]
-    racers = [racer for racer in racers if racer.outcome == 0]
+    racers = [racer for racer in racers if racer.outcome == SearchOutcome.SEARCH_GOING]
     stop = threading.Event()
     lock = threading.Lock()
 
     def end_of_search(racer: _Racer) -> None:
         with lock:
-            if racer.outcome == RAN_OUT and racer.search is not None and not racer.search.bound:
+            if racer.outcome == SearchOutcome.SEARCH_EXHAUSTED and racer.search is not None and not racer.search.bound:
                 pool.exhausted = True
                 stop.set()
-            elif racer.outcome == WON and pool.found(racer) and not until_each_ends:
+            elif racer.outcome == SearchOutcome.SEARCH_WON and pool.found(racer) and not until_each_ends:
                 stop.set()
             racer.release()
 
     def drive(group: List[_Racer], reports: bool = False) -> None:
         """The searches of `group` in turns, until the race ends."""
         while not stop.is_set():
-            active = [racer for racer in group if racer.outcome == 0]
+            active = [racer for racer in group if racer.outcome == SearchOutcome.SEARCH_GOING]
             if not active:
                 return
             for racer in active:
-                if racer.run() != 0:
+                if racer.run() != SearchOutcome.SEARCH_GOING:
                     end_of_search(racer)
             if reports:
                 pool.tick()
@@ -265,7 +267,7 @@ def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int
 
 def _path_records(level: Level, actions: List[int]) -> List[bytes]:
     """The packed state before each action (the last action wins)."""
-    sim = CoreSimulation(level.width, level.height, level.grid)
+    sim = CoreSimulation(core_level(level))
     records = [sim.pack()]
     for action in actions[:-1]:
         sim.step(action)
@@ -321,7 +323,7 @@ def _shortcut(core_level: CoreLevel, start: bytes, origin: int, later: Dict[byte
     while head < len(store) and depth < limit and len(store) < budget:
         stop = len(store)
         depth += 1
-        if expander.expand(head, stop):
+        if expander.expand(head, stop) == SearchOutcome.SEARCH_WON:
             path = store.path_to(expander.won_parent) + [expander.won_action]
             return path, -1
         best, saved = None, 0

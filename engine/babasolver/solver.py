@@ -30,7 +30,9 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Callable, Optional
 
-from ._core import STORE_CAPACITY, CoreLevel, Expander, StateStore
+from ._core import STORE_CAPACITY, Expander, SearchOutcome, StateStore
+from ._ruleset import CoreLevel
+from .rulesets import core_level
 from .level import Level
 from .notation import Action, to_arrows, to_keke
 from .satisfice import BEAM_WIDTHS, Pool, first_solution, improve, shorten, splice_from_store
@@ -177,7 +179,7 @@ class _Batches:
                       for k, e in enumerate(used[1:])]
             first = used[0].generate(bounds[0], bounds[1])
             results = [first] + [future.result() for future in others]
-        winner = next((k for k, won in enumerate(results) if won), None)
+        winner = next((k for k, outcome in enumerate(results) if outcome == SearchOutcome.SEARCH_WON), None)
         for e in used[:None if winner is None else winner + 1]:
             e.insert_generated()
         if winner is None:
@@ -217,10 +219,10 @@ def solve(
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     started = time.perf_counter()
     deadline = None if timeout is None else started + timeout
-    core_level = CoreLevel(level.width, level.height, level.grid)
+    rules_level = core_level(level)
     if mode == "fast":
-        return _fast(level, core_level, max_states, deadline, started, threads, progress)
-    search = _BreadthFirst(core_level, max_states, threads, progress, progress_every, started)
+        return _fast(level, rules_level, max_states, deadline, started, threads, progress)
+    search = _BreadthFirst(rules_level, max_states, threads, progress, progress_every, started)
     try:
         if mode == "shortest":
             return search.run(deadline, final=deadline) or search.finish(LIMIT_TIME)
@@ -229,7 +231,7 @@ def solve(
                             pause_at=max(1, int(FIRST_BFS_SHARE * max_states)))
         if result is not None:
             return result
-        return _both(level, core_level, search, max_states, timeout, deadline, started, threads)
+        return _both(level, rules_level, search, max_states, timeout, deadline, started, threads)
     finally:
         search.close()
 

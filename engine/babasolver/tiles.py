@@ -2,8 +2,9 @@
 """Tile ids, masks and tables of babasolver, generated from tiles.json.
 
 A tile's id is its position in tiles.json (``EMPTY`` is 0) and its mask is
-``1 << id``. The same names exist in C (``engine/babasolver/_tiles.h``: ``T_BABA``,
-``M_BABA``, ...) and Cython (``engine/babasolver/_tiles.pxd``).
+``1 << id`` (a Python int, of any size). The ids, kinds and noun tables exist
+in C too (``engine/babasolver/_tiles.h``: ``T_BABA``, ``TILE_KIND``, ...) and in
+Cython (``engine/babasolver/_tiles.pxd``).
 """
 from typing import Final
 
@@ -231,6 +232,14 @@ IS_OBJECT: Final[tuple[bool, ...]] = (
     False, False, False, False, False, False, False, False,
     False, False, False, False, False, False, False, False,
     False, False,
+)
+KINDS: Final[tuple[str, ...]] = (
+    "EMPTY", "OBJECT", "NOUN_TEXT", "OPERATOR_TEXT", "PROPERTY_TEXT", "BORDER",
+)
+TILE_KIND: Final[tuple[int, ...]] = (
+    0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2,
+    2, 2, 2, 2, 2, 2, 2, 3, 4, 4, 4, 4, 4, 4, 4, 4,
+    4, 5,
 )
 
 # ids by kind, in tiles.json order

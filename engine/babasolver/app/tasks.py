@@ -16,9 +16,10 @@ from typing import List, Optional, Sequence, Tuple, Union
 
 from ..errors import BabaError, LevelError
 from ..level import (
-    CONTENT_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, read_folder,
-    read_keke_level,
+    CONTENT_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, played_by,
+    read_folder, read_keke_level,
 )
+from ..rulesets import DEFAULT_RULES
 from ..notation import parse_solution
 
 __all__ = ["LevelTask", "load_tasks", "select_ids", "load_one", "is_level_folder"]
@@ -52,22 +53,27 @@ def is_level_folder(path: Path) -> bool:
     return (path / TILES_FILE).is_file() and (path / CONTENT_FILE).is_file()
 
 
-def _folder_task(level_id: str, folder: Path) -> LevelTask:
+def _folder_task(level_id: str, folder: Path, rules: str) -> LevelTask:
     try:
-        return LevelTask(level_id, read_folder(folder), None, folder)
+        return LevelTask(level_id, played_by(read_folder(folder), rules, folder), None, folder)
     except LevelError as e:
         return LevelTask(level_id, None, None, folder, error=str(e))
 
 
-def _set_task(lid: str, entry: Union[KekeLevel, LevelError]) -> LevelTask:
+def _set_task(path: Path, lid: str, entry: Union[KekeLevel, LevelError], rules: str) -> LevelTask:
     if isinstance(entry, LevelError):
         return LevelTask(lid, None, error=str(entry))
-    return LevelTask(lid, entry.level, entry.solution or None)
+    try:
+        level = played_by(entry.level, rules)
+    except LevelError as e:
+        return LevelTask(lid, None, error=str(LevelError(f"level id {lid}: {e.problem}", path)))
+    return LevelTask(lid, level, entry.solution or None)
 
 
-def load_tasks(path: PathLike) -> List[LevelTask]:
+def load_tasks(path: PathLike, rules: str = DEFAULT_RULES) -> List[LevelTask]:
     """The levels of a Keke JSON set, or of the level folders at or under a
-    folder, in order. Raises BabaError when the set itself cannot be read."""
+    folder, in order, to be played by the rule set `rules`. Raises BabaError
+    when the set itself cannot be read."""
     p = Path(path)
     if not p.exists():
         raise BabaError(f"{p}: no such level set or folder")
@@ -75,10 +81,10 @@ def load_tasks(path: PathLike) -> List[LevelTask]:
         folders = find_level_folders(p)
         if not folders:
             raise BabaError(f"{p}: no level folders (with {TILES_FILE} and {CONTENT_FILE}) in this folder")
-        return [_folder_task(level_id, folder) for level_id, folder in folders]
+        return [_folder_task(level_id, folder, rules) for level_id, folder in folders]
     if p.suffix.lower() != ".json":
         raise BabaError(f"{p}: not a level set: expected a Keke .json level set or a folder of level folders")
-    tasks = [_set_task(lid, entry) for lid, entry in keke_entries(p)]
+    tasks = [_set_task(p, lid, entry, rules) for lid, entry in keke_entries(p)]
     if not tasks:
         raise BabaError(f"{p}: the level set has no levels")
     return tasks
@@ -101,11 +107,15 @@ def select_ids(tasks: Sequence[LevelTask], ids: Optional[Sequence[str]]) -> List
     return [t for t in tasks if t.id.strip() in chosen]
 
 
-def load_one(path: PathLike, level_id: Optional[str] = None) -> Tuple[Level, Optional[KekeLevel]]:
-    """One level, and its Keke set entry (author, stored solution) when it
-    comes from a set."""
+def load_one(path: PathLike, level_id: Optional[str] = None,
+             rules: str = DEFAULT_RULES) -> Tuple[Level, Optional[KekeLevel]]:
+    """One level under the rule set `rules`, and its Keke set entry (author,
+    stored solution) when it comes from a set."""
     p = Path(path)
     if level_id is not None and p.is_file() and p.suffix.lower() == ".json":
         entry = read_keke_level(p, level_id)
-        return entry.level, entry
-    return load_level(p, level_id), None
+        try:
+            return played_by(entry.level, rules), entry
+        except LevelError as e:
+            raise LevelError(f"level id {entry.id}: {e.problem}", p) from None
+    return load_level(p, level_id, rules), None

@@ -1,7 +1,5 @@
-# The judge's rule set (RULES.md): one turn of the Keke competition's
-# reference simulator, quirks included, on a Position. Included by _core.pyx;
-# a second rule set would be a second file of this shape over the same
-# Position, Props, Lists and UndoLog.
+# The judge's turn (RULES.md): one turn of the Keke competition's reference
+# simulator, quirks included, on a Position. Included by _judge.pyx.
 
 # ------------------------------------------------------------ undo log --
 # Every change to a position goes through these setters, which log what
@@ -90,7 +88,15 @@ cdef inline int opposite(int facing) noexcept nogil:
 
 
 cdef inline bint is_noun_text(int tile) noexcept nogil:
-    return T_BABA_TEXT <= tile <= T_LOVE_TEXT
+    return TILE_KIND[tile] == KIND_NOUN_TEXT
+
+
+cdef inline bint tile_in(const uint64_t* tile_set, int tile) noexcept nogil:
+    return (tile_set[tile >> 6] >> (tile & 63)) & 1
+
+
+cdef inline void tile_add(uint64_t* tile_set, int tile) noexcept nogil:
+    tile_set[tile >> 6] |= (<uint64_t>1) << (tile & 63)
 
 
 cdef void scan_rules(const Geometry* geo, const Position* pos, Props* props) noexcept nogil:
@@ -118,55 +124,35 @@ cdef void scan_rules(const Geometry* geo, const Position* pos, Props* props) noe
                     known = True
                     break
             if not known and props.n_rules < MAX_RULES:
-                props.rule_left[props.n_rules] = <uint8_t>left
-                props.rule_right[props.n_rules] = <uint8_t>right
+                props.rule_left[props.n_rules] = <uint16_t>left
+                props.rule_right[props.n_rules] = <uint16_t>right
                 props.n_rules += 1
 
 
-cdef inline void add_noun(Props* props, int which, int noun) noexcept nogil:
-    props.nouns[which][props.n_nouns[which]] = <uint8_t>noun
-    props.n_nouns[which] += 1
+# The properties that put a noun's objects in each list.
+cdef uint16_t LIST_BITS[N_LISTS]
+LIST_BITS[:] = [P_YOU, P_MOVE, P_WIN, P_KILL | P_SINK, P_SINK, P_HOT, P_MELT]
 
 
-cdef void derive_props(Props* props) noexcept nogil:
+cdef void derive_props(const Geometry* geo, Props* props) noexcept nogil:
     """Step 3's nouns: each property's nouns in rule order."""
-    cdef int r, noun, right
+    cdef int r, noun, which
+    cdef uint16_t bits
     memset(props.noun_props, 0, sizeof(props.noun_props))
     memset(props.kill_mult, 0, sizeof(props.kill_mult))
     memset(props.n_nouns, 0, sizeof(props.n_nouns))
     for r in range(props.n_rules):
-        if not is_noun_text(props.rule_left[r]):
+        bits = geo.prop_bits[props.rule_right[r]]
+        if not bits or not is_noun_text(props.rule_left[r]):
             continue
         noun = NOUN_TARGET[props.rule_left[r]]
-        right = props.rule_right[r]
-        if right == T_YOU_TEXT:
-            props.noun_props[noun] |= P_YOU
-            add_noun(props, L_YOU, noun)
-        elif right == T_WIN_TEXT:
-            props.noun_props[noun] |= P_WIN
-            add_noun(props, L_WIN, noun)
-        elif right == T_STOP_TEXT:
-            props.noun_props[noun] |= P_STOP
-        elif right == T_PUSH_TEXT:
-            props.noun_props[noun] |= P_PUSH
-        elif right == T_MOVE_TEXT:
-            props.noun_props[noun] |= P_MOVE
-            add_noun(props, L_MOVE, noun)
-        elif right == T_KILL_TEXT:
-            props.noun_props[noun] |= P_KILL
+        props.noun_props[noun] |= bits
+        if bits & (P_KILL | P_SINK):
             props.kill_mult[noun] += 1
-            add_noun(props, L_KILL, noun)
-        elif right == T_SINK_TEXT:
-            props.noun_props[noun] |= P_SINK
-            props.kill_mult[noun] += 1
-            add_noun(props, L_KILL, noun)
-            add_noun(props, L_SINK, noun)
-        elif right == T_HOT_TEXT:
-            props.noun_props[noun] |= P_HOT
-            add_noun(props, L_HOT, noun)
-        elif right == T_MELT_TEXT:
-            props.noun_props[noun] |= P_MELT
-            add_noun(props, L_MELT, noun)
+        for which in range(N_LISTS):
+            if bits & LIST_BITS[which]:
+                props.nouns[which][props.n_nouns[which]] = <uint16_t>noun
+                props.n_nouns[which] += 1
 
 
 cdef void build_lists(const Geometry* geo, const Position* pos, const Props* props,
@@ -219,20 +205,21 @@ cdef bint transform(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn
                     const Props* props) noexcept nogil:
     """Step 2: `A is B` turns A's objects into new B objects, rule by rule.
     Returns whether any object was made."""
-    cdef uint32_t protected = 0
+    cdef uint64_t protected[TILE_WORDS]
     cdef int r, left, right, i, n, noun, target, made = 0
     cdef int* objects = turn.snapshot
+    memset(protected, 0, sizeof(protected))
     for r in range(props.n_rules):
         left = props.rule_left[r]
-        if left == props.rule_right[r] and is_noun_text(left) and pos.ever & (1u << NOUN_TARGET[left]):
-            protected |= 1u << NOUN_TARGET[left]
+        if left == props.rule_right[r] and is_noun_text(left) and tile_in(pos.ever, NOUN_TARGET[left]):
+            tile_add(protected, NOUN_TARGET[left])
     for r in range(props.n_rules):
         left = props.rule_left[r]
         right = props.rule_right[r]
         if not (is_noun_text(left) and is_noun_text(right)):
             continue
         noun = NOUN_TARGET[left]
-        if protected & (1u << noun):
+        if tile_in(protected, noun):
             continue
         target = NOUN_TARGET[right]
         n = 0
@@ -244,14 +231,14 @@ cdef bint transform(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn
             if pos.n_things == geo.capacity:
                 return made != 0     # unreachable: capacity covers a reading
             made += 1
-            pos.tile[pos.n_things] = <uint8_t>target
+            pos.tile[pos.n_things] = <uint16_t>target
             pos.cell[pos.n_things] = pos.cell[objects[i]]
             pos.facing[pos.n_things] = 0
             pos.alive[pos.n_things] = 1
             pos.alive[objects[i]] = 0
             if pos.slot[pos.cell[objects[i]]] == objects[i]:
                 pos.slot[pos.cell[objects[i]]] = pos.n_things
-            pos.ever |= 1u << target
+            tile_add(pos.ever, target)
             pos.n_things += 1
     return made != 0
 
@@ -281,23 +268,23 @@ cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
     and transforms nothing, the rest would repeat it exactly."""
     cdef int k, n_before = -1
     cdef bint made = True
-    cdef uint8_t left_before[MAX_RULES]
-    cdef uint8_t right_before[MAX_RULES]
+    cdef uint16_t left_before[MAX_RULES]
+    cdef uint16_t right_before[MAX_RULES]
     log.n = -1                  # layers get rewritten: restore the parent whole
     for k in range(readings):
         scan_rules(geo, pos, props)
         if (not made and props.n_rules == n_before
-                and memcmp(props.rule_left, left_before, n_before) == 0
-                and memcmp(props.rule_right, right_before, n_before) == 0):
+                and memcmp(props.rule_left, left_before, n_before * sizeof(uint16_t)) == 0
+                and memcmp(props.rule_right, right_before, n_before * sizeof(uint16_t)) == 0):
             break
-        derive_props(props)
+        derive_props(geo, props)
         made = transform(geo, pos, log, turn, props)
         if made:
             compact_created(geo, pos)
         reset_all(geo, pos, log, turn, props, lists)
         n_before = props.n_rules
-        memcpy(left_before, props.rule_left, n_before)
-        memcpy(right_before, props.rule_right, n_before)
+        memcpy(left_before, props.rule_left, n_before * sizeof(uint16_t))
+        memcpy(right_before, props.rule_right, n_before * sizeof(uint16_t))
 
 
 # -------------------------------------------------------------- a turn --

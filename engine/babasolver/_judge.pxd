@@ -1,27 +1,20 @@
-# The narrow door into the C-level core: the level's fixed facts, the
-# position a turn plays on, the rule set's derived properties, and the
-# nogil functions of the judge's turn and of state packing.
+# The Keke judge's rule set (RULES.md) behind the seam of _ruleset.pxd:
+# the level's fixed facts, the position a turn plays on, the rules' derived
+# properties, the turn's scratch, and the two classes the searches see.
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t
+
+from babasolver._ruleset cimport CoreLevel, Pool, Workspace
+from babasolver._tiles cimport N_TILES, TILE_WORDS
 
 cdef enum:
     MAX_CELLS = 65535       # cells are uint16 in a position (a 64x64 level is 4356 with its ring)
     MAX_RULES = 128
-    N_DIRECTIONS = 4
-    WAIT = 4                # actions 0..3 are up, down, left, right
     NO_THING = -1           # an empty object-layer slot
-    ARENA_SLACK = 16        # spare bytes after the arena, for whole-word copies
-    INDEX_BITS = 26         # a store slot: 6 tag bits over a 26-bit state index
-    TAG_BITS = 6
-    INDEX_MASK = (1 << 26) - 1
-    MAX_STATES = (1 << 26) - 2
-    REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
-    QUEUE_SIZE = 16         # children in flight while inserting (a power of two)
-    INSERT_LAG = 15         # children between prefetching a slot and inserting
-    PEEK_LAG = 5            # ... and looking at the state named in that slot
-    FETCH_LAG = 10          # ... and fetching that state's bytes
     TOUCHED_LIMIT = 96      # a turn logging more changes than this is packed whole
+    TURN_RELAYERED = 256    # a rule reading or destruction rewrote layers: pack the whole position
 
-# Property bits of a noun under the rules in force.
+# Property bits of a noun under the rules in force. Which property text
+# gives which bits is the rule set's word list (PROPERTY_BITS in _judge.pyx).
 cdef enum:
     P_YOU = 1
     P_WIN = 2
@@ -46,13 +39,6 @@ cdef enum:
     L_MELT = 6
     N_LISTS = 7
 
-cdef enum TurnOutcome:
-    TURN_CHANGED = 1        # the position differs from before the turn
-    TURN_WON = 2
-    TURN_DEAD = 4           # no YOU and no MOVE object is left
-    TURN_ILLEGAL = 8        # the judge cannot play this turn (RULES.md)
-    TURN_RELAYERED = 16     # a rule reading or destruction rewrote layers: pack the whole position
-
 cdef enum Illegal:
     ILLEGAL_NONE = 0
     ILLEGAL_KILL = 1        # the KILL check names an object twice
@@ -68,46 +54,52 @@ ctypedef struct Geometry:
     int height
     int ncells
     int pad                 # 1 when a border ring was added around the level
-    int delta[N_DIRECTIONS]
+    int delta[4]            # per direction
     uint8_t* border         # 1 per border cell
     int n_base_objects
     int n_texts
     int n_base              # n_base_objects + n_texts
     int capacity            # room for things, created ones included, during a turn
-    uint8_t* base_tile      # tile of each map thing
+    uint16_t* base_tile     # tile of each map thing
     uint16_t* base_cell
     int n_is                # the `is` texts, in load order (thing ids)
     int* is_things
-    # Map objects of each noun tile, in reading order:
+    # Map objects of each object tile, in reading order:
     # noun_objects[noun_start[t]:noun_start[t + 1]].
     int* noun_objects
-    int noun_start[65]
-    uint64_t facing_nouns   # nouns whose facing a state keeps: those that can ever be MOVE
+    int* noun_start
+    uint16_t* prop_bits     # per tile: the P_* bits a property text gives its noun
+    uint8_t* keeps_facing   # per object tile: a state keeps its facing (it can ever be MOVE)
+    # Level-local numbers for the guides' atoms: each object tile that can
+    # ever be in play, and each text tile on the map.
+    int n_kinds
+    int* kind_of            # per tile, or -1
+    int n_text_kinds
+    int* text_kind_of       # per tile, or -1
     bint can_create         # a transformation is possible: states list created objects
     bint can_destroy        # the map has texts that can make KILL, SINK or HOT and MELT
-    uint32_t root_ever      # nouns with objects at load
+    uint64_t root_ever[TILE_WORDS]  # object tiles with objects at load
     uint32_t* root_value    # each map thing's packed value in the root position
-    int value_facing        # facings stored in a value (5 when some noun can be MOVE, else 1)
 
 ctypedef struct Position:
     # Everything the judge's next turns depend on. `slot[c]` is the thing
     # holding cell c's object-layer slot; a thing elsewhere on c is hidden.
     int n_things            # map things plus created objects (dead ones included)
-    uint8_t* tile           # tile id per thing
+    uint16_t* tile          # tile id per thing
     uint16_t* cell
     uint8_t* facing         # 0 none, 1 up, 2 down, 3 left, 4 right
     uint8_t* alive          # objects leave play when destroyed or transformed
     int32_t* slot
-    uint32_t ever           # nouns that ever had objects (the `X is X` guard)
+    uint64_t ever[TILE_WORDS]   # object tiles that ever had objects (the `X is X` guard)
 
 ctypedef struct Props:
     int n_rules
-    uint8_t rule_left[MAX_RULES]
-    uint8_t rule_right[MAX_RULES]
-    uint16_t noun_props[64]         # P_* bits per noun tile
-    uint8_t kill_mult[64]           # how often each noun is in the KILL list (KILL, SINK)
+    uint16_t rule_left[MAX_RULES]
+    uint16_t rule_right[MAX_RULES]
+    uint16_t noun_props[N_TILES]    # P_* bits per object tile
+    uint8_t kill_mult[N_TILES]      # how often each noun is in the KILL list (KILL, SINK)
     int n_nouns[N_LISTS]            # the nouns of each list, in rule order
-    uint8_t nouns[N_LISTS][MAX_RULES]
+    uint16_t nouns[N_LISTS][MAX_RULES]
 
 ctypedef struct Lists:
     # Thing ids of each list's objects: nouns in rule order, each noun's
@@ -119,7 +111,7 @@ ctypedef struct UndoLog:
     # What a turn changed, newest last, to put the parent back.
     int n
     int capacity
-    int32_t* where          # thing id, or cell (for slot entries) + UNDO_SLOT_BASE
+    int32_t* where          # thing id, or cell (for slot entries)
     int32_t* before
     uint8_t* kind
 
@@ -158,3 +150,41 @@ ctypedef struct Turn:
     int* snapshot           # a list as it stood at the start of a step
     int* snapshot2
     int* snapshot3
+
+
+cdef class JudgeLevel(CoreLevel):
+    cdef Geometry geo
+    cdef Position root
+    cdef Props root_props
+    cdef int root_flags             # RECORD_* of the root position
+
+
+cdef class JudgeWorkspace(Workspace):
+    cdef JudgeLevel level
+    cdef Pool mem
+    cdef Position pos
+    cdef Position saved             # the parent, to restore after a child
+    cdef Props props                # the rules in force in `pos`
+    cdef Lists lists
+    cdef int record_flags           # RECORD_* of `pos`
+    cdef Turn turn
+    cdef UndoLog log
+    cdef Props scanned              # scratch: a fresh scan
+    cdef int* diffs                 # map things that differ from the root in `saved`
+    cdef int n_diffs
+    cdef int* touched
+    cdef uint8_t* mark
+    cdef uint8_t* surprise          # decoding: each thing's unexpected-hidden bit
+    cdef int* new_diffs             # load_near: the next state's entries
+    cdef uint32_t* new_values
+    cdef uint32_t* changed_values
+    cdef int* old_cells
+
+    cdef void set_root_unread(self) noexcept nogil
+    cdef int load_whole(self, const uint8_t* record, int length) noexcept nogil
+    cdef int load_near(self, const uint8_t* record, int length) noexcept nogil
+    cdef void prepare_parent(self) noexcept nogil
+    cdef int flags_now(self, int flags, bint exact) noexcept nogil
+    cdef const Props* rules_now(self) noexcept nogil
+    cdef const Lists* lists_now(self) noexcept nogil
+    cdef tuple xy(self, int cell)

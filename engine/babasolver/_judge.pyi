@@ -1,0 +1,10 @@
+"""Type stubs for the Keke judge's rule set (babasolver._judge)."""
+from typing import Dict, Sequence
+
+from ._ruleset import CoreLevel
+
+NAME: str
+PROPERTY_BITS: Dict[str, int]
+
+class JudgeLevel(CoreLevel):
+    def __init__(self, width: int, height: int, grid: Sequence[int]) -> None: ...

@@ -1,0 +1,567 @@
+# The Keke judge's rule set behind the seam of _ruleset.pxd: its level
+# (JudgeLevel) and its workspace (JudgeWorkspace). The turn is in
+# _judge_turn.pxi, the records in _judge_record.pxi, the satisficing guides
+# in _judge_guide.pxi. Compiler directives are set once, in setup.py.
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t
+from libc.string cimport memcpy, memset, memcmp
+
+from babasolver._ruleset cimport (
+    CoreLevel, Pool, Workspace, N_DIRECTIONS, WAIT, N_ACTIONS, TURN_CHANGED, TURN_WON, TURN_DEAD,
+    TURN_ILLEGAL, GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS,
+)
+from babasolver._tiles cimport *
+
+from babasolver import tiles
+
+cdef extern from *:
+    int __builtin_popcountll(unsigned long long) nogil
+    int __builtin_ctzll(unsigned long long) nogil
+
+include "_judge_turn.pxi"
+include "_judge_record.pxi"
+include "_judge_guide.pxi"
+
+#: The rule set's name, as --rules spells it.
+NAME = "keke"
+
+#: The property words this rule set gives a meaning, and the bits each sets.
+#: A property text of tiles.json whose word is not here is refused at load.
+PROPERTY_BITS = {
+    "you": P_YOU, "win": P_WIN, "stop": P_STOP, "push": P_PUSH, "move": P_MOVE,
+    "kill": P_KILL, "sink": P_SINK, "hot": P_HOT, "melt": P_MELT,
+}
+
+ILLEGAL_REASONS = {
+    ILLEGAL_KILL: "the KILL check names {thing} more than once",
+    ILLEGAL_SINK: "the SINK check names {thing} more than once",
+    ILLEGAL_SINK_GONE: "the SINK check pairs {thing}, which the KILL check already destroyed",
+    ILLEGAL_HOT: "the HOT/MELT check names {thing} more than once",
+}
+
+
+def unimplemented_words(grid) -> list:
+    """The property words of `grid`'s texts that this rule set does not implement."""
+    return sorted({tiles.WORDS[t] for t in set(grid)
+                   if 0 <= t < N_TILES and TILE_KIND[t] == KIND_PROPERTY_TEXT
+                   and tiles.WORDS[t] not in PROPERTY_BITS})
+
+
+# ------------------------------------------------------------- level --
+
+cdef class JudgeLevel(CoreLevel):
+    """The fixed facts of a level under the judge's rules: geometry, the
+    map's things in load order, and the root position (after the load-time
+    rule reading) that every record is packed against."""
+
+    def __cinit__(self, int width, int height, grid):
+        cdef int x, y, cell, tile, pad = 0, n_objects, i, k
+        cdef Py_ssize_t n = len(grid)
+        if width < 1 or height < 1 or n != width * height:
+            raise ValueError(f"grid has {n} cells, expected {width}x{height}")
+        self.level_width = width
+        self.level_height = height
+        self.rules = NAME
+        cells = [int(t) for t in grid]
+        for t in cells:
+            if t < 0 or t >= N_TILES:
+                raise ValueError(f"unknown tile id {t}")
+        unknown = unimplemented_words(cells)
+        if unknown:
+            raise ValueError(f"the {NAME} rules give no meaning to {', '.join(map(repr, unknown))} "
+                             f"(they implement {', '.join(PROPERTY_BITS)})")
+        # A ring of border cells around every level (Keke maps come with
+        # one), so a move never needs a bounds check.
+        for x in range(width):
+            if cells[x] != T_BORDER or cells[(height - 1) * width + x] != T_BORDER:
+                pad = 1
+        for y in range(height):
+            if cells[y * width] != T_BORDER or cells[y * width + width - 1] != T_BORDER:
+                pad = 1
+        if width < 3 or height < 3:
+            pad = 1
+        cdef int pw = width + 2 * pad, ph = height + 2 * pad
+        if pw * ph > MAX_CELLS:
+            raise ValueError(f"level is too large: {width}x{height} is {width * height} cells, "
+                             f"the engine handles up to {MAX_CELLS - 2 * (width + height) - 4} cells")
+        cdef Geometry* geo = &self.geo
+        geo.width, geo.height, geo.ncells, geo.pad = pw, ph, pw * ph, pad
+        geo.delta[0], geo.delta[1], geo.delta[2], geo.delta[3] = -pw, pw, -1, 1
+        geo.border = <uint8_t*>self.mem.alloc(geo.ncells, 1)
+        memset(geo.border, 1, geo.ncells)
+        objects, texts, present = [], [], set()
+        for y in range(height):
+            for x in range(width):
+                tile = cells[y * width + x]
+                cell = (y + pad) * pw + x + pad
+                if tile != T_BORDER:
+                    geo.border[cell] = 0
+                if TILE_KIND[tile] == KIND_OBJECT:
+                    objects.append((tile, cell))
+                elif is_text_tile(tile):
+                    texts.append((tile, cell))
+                present.add(tile)
+        n_objects = len(objects)
+        geo.n_base_objects = n_objects
+        geo.n_texts = len(texts)
+        geo.n_base = n_objects + len(texts)
+        geo.base_tile = <uint16_t*>self.mem.alloc(geo.n_base + 1, sizeof(uint16_t))
+        geo.base_cell = <uint16_t*>self.mem.alloc(geo.n_base + 1, sizeof(uint16_t))
+        for i, (t, c) in enumerate(objects + texts):
+            geo.base_tile[i] = t
+            geo.base_cell[i] = c
+        is_things = [n_objects + k for k, (t, c) in enumerate(texts) if t == T_IS_TEXT]
+        geo.n_is = len(is_things)
+        geo.is_things = <int*>self.mem.alloc(geo.n_is + 1, sizeof(int))
+        for i, t in enumerate(is_things):
+            geo.is_things[i] = t
+        # The map's objects of each object tile, in reading order.
+        geo.noun_start = <int*>self.mem.alloc(N_TILES + 1, sizeof(int))
+        geo.noun_objects = <int*>self.mem.alloc(n_objects + 1, sizeof(int))
+        for t, c in objects:
+            geo.noun_start[t + 1] += 1
+        for t in range(N_TILES):
+            geo.noun_start[t + 1] += geo.noun_start[t]
+        filled = [geo.noun_start[t] for t in range(N_TILES)]
+        for k, (t, c) in enumerate(objects):
+            geo.noun_objects[filled[t]] = k
+            filled[t] += 1
+        geo.prop_bits = <uint16_t*>self.mem.alloc(N_TILES, sizeof(uint16_t))
+        for t in range(N_TILES):
+            if TILE_KIND[t] == KIND_PROPERTY_TEXT:
+                geo.prop_bits[t] = PROPERTY_BITS.get(tiles.WORDS[t], 0)
+        # Level analysis: a noun can gain MOVE, or be made by a
+        # transformation, only if its text is on the map.
+        noun_texts = sorted(t for t in present if TILE_KIND[t] == KIND_NOUN_TEXT)
+        given = 0
+        for t in present:
+            given |= geo.prop_bits[t]
+        geo.keeps_facing = <uint8_t*>self.mem.alloc(N_TILES, 1)
+        if given & P_MOVE:
+            for t in noun_texts:
+                geo.keeps_facing[NOUN_TARGET[t]] = 1
+        geo.can_create = geo.n_is > 0 and len(noun_texts) > 0
+        geo.can_destroy = geo.n_is > 0 and (given & (P_KILL | P_SINK) or (given & P_HOT and given & P_MELT))
+        # During a turn, each reading can make an object per object and rule
+        # before created objects are compacted; a scan finds at most two
+        # rules per `is`.
+        geo.capacity = geo.n_base + n_objects * (2 * geo.n_is + 1) + 1
+        memset(geo.root_ever, 0, sizeof(geo.root_ever))
+        for t, c in objects:
+            tile_add(geo.root_ever, t)
+        # Level-local numbers of the object tiles that can be in play and of
+        # the text tiles on the map, for the guides' atoms.
+        in_play = sorted({t for t, c in objects} | {NOUN_TARGET[t] for t in noun_texts})
+        geo.kind_of = <int*>self.mem.alloc(N_TILES, sizeof(int))
+        geo.text_kind_of = <int*>self.mem.alloc(N_TILES, sizeof(int))
+        for t in range(N_TILES):
+            geo.kind_of[t] = geo.text_kind_of[t] = -1
+        for i, t in enumerate(in_play):
+            geo.kind_of[t] = i
+        for i, t in enumerate(sorted({t for t, c in texts})):
+            geo.text_kind_of[t] = i
+        geo.n_kinds = len(in_play)
+        geo.n_text_kinds = len({t for t, c in texts})
+        self.n_actions = N_ACTIONS if geo.n_is else WAIT   # waiting needs texts to change anything
+        self.n_atoms = ((<size_t>geo.n_texts + geo.n_kinds) * geo.ncells
+                        + <size_t>geo.n_text_kinds * geo.n_text_kinds)
+        self.n_pair_atoms = (<size_t>geo.ncells + 1) * geo.n_texts * geo.ncells
+        self.max_atoms = geo.capacity + MAX_RULES
+        geo.root_value = <uint32_t*>self.mem.alloc(geo.n_base + 1, sizeof(uint32_t))
+        # The root: every thing in its own slot, then the load-time reading.
+        alloc_position(self.mem, geo, &self.root)
+        for i in range(geo.n_base):
+            self.root.tile[i] = geo.base_tile[i]
+            self.root.cell[i] = geo.base_cell[i]
+            self.root.alive[i] = 1
+            self.root.slot[geo.base_cell[i]] = i
+        self.root.n_things = geo.n_base
+        memcpy(self.root.ever, geo.root_ever, sizeof(geo.root_ever))
+        read_root(self)
+
+    cdef Workspace workspace(self):
+        return JudgeWorkspace(self)
+
+
+cdef int alloc_position(Pool mem, const Geometry* geo, Position* pos) except -1:
+    cdef int n = geo.capacity
+    pos.tile = <uint16_t*>mem.alloc(n, sizeof(uint16_t))
+    pos.cell = <uint16_t*>mem.alloc(n, sizeof(uint16_t))
+    pos.facing = <uint8_t*>mem.alloc(n, 1)
+    pos.alive = <uint8_t*>mem.alloc(n, 1)
+    pos.slot = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
+    memset(pos.slot, 0xFF, geo.ncells * sizeof(int32_t))
+    memset(pos.ever, 0, sizeof(pos.ever))
+    pos.n_things = 0
+    return 0
+
+
+cdef void copy_position(const Geometry* geo, Position* dst, const Position* src) noexcept nogil:
+    cdef int n = src.n_things
+    memcpy(dst.tile, src.tile, n * sizeof(uint16_t))
+    memcpy(dst.cell, src.cell, n * sizeof(uint16_t))
+    memcpy(dst.facing, src.facing, n)
+    memcpy(dst.alive, src.alive, n)
+    memcpy(dst.slot, src.slot, geo.ncells * sizeof(int32_t))
+    dst.n_things = n
+    memcpy(dst.ever, src.ever, sizeof(src.ever))
+
+
+cdef void copy_lists(Lists* dst, const Lists* src) noexcept nogil:
+    cdef int which
+    for which in range(N_LISTS):
+        memcpy(dst.items[which], src.items[which], src.count[which] * sizeof(int))
+        dst.count[which] = src.count[which]
+
+
+cdef void read_root(JudgeLevel level) except *:
+    """The load-time rule reading, and the root values records are packed against."""
+    cdef JudgeWorkspace work = JudgeWorkspace(level)
+    cdef UndoLog no_log
+    cdef int i
+    no_log.n = -1
+    read_rules(&level.geo, &level.root, &no_log, &work.turn, &level.root_props, &work.turn.lists, 1)
+    compact_created(&level.geo, &level.root)
+    for i in range(level.geo.n_base):
+        level.geo.root_value[i] = thing_value(&level.geo, &level.root, &level.root_props, i)
+    work.set_root_unread()
+    level.root_flags = work.flags_now(0, True)
+
+
+# --------------------------------------------------------- workspace --
+
+cdef class JudgeWorkspace(Workspace):
+    """A position of the judge's game and the scratch to play turns on it."""
+
+    def __cinit__(self, JudgeLevel level):
+        cdef const Geometry* geo = &level.geo
+        cdef int n = geo.capacity, which, list_room = 2 * n + 2
+        cdef Pool mem = Pool()
+        self.level = level
+        self.mem = mem
+        alloc_position(mem, geo, &self.pos)
+        alloc_position(mem, geo, &self.saved)
+        for which in range(N_LISTS):
+            self.lists.items[which] = <int*>mem.alloc(list_room, sizeof(int))
+            self.turn.lists.items[which] = <int*>mem.alloc(list_room, sizeof(int))
+            self.lists.count[which] = 0
+            self.turn.lists.count[which] = 0
+        self.turn.moved = <uint8_t*>mem.alloc(n, 1)
+        self.turn.moved_list = <int*>mem.alloc(n, sizeof(int))
+        self.turn.max_pairs = n
+        self.turn.pair_a = <int*>mem.alloc(n + 1, sizeof(int))
+        self.turn.pair_b = <int*>mem.alloc(n + 1, sizeof(int))
+        self.turn.seen = <int*>mem.alloc(n, sizeof(int))
+        self.turn.stamp = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
+        self.turn.chain_head = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
+        self.turn.chain_next = <int*>mem.alloc(list_room, sizeof(int))
+        self.turn.died = <int*>mem.alloc(n, sizeof(int))
+        self.turn.died_list = <int*>mem.alloc(2 * n + 2, sizeof(int))
+        self.turn.parent_stamp = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
+        self.turn.parent_head = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
+        self.turn.parent_next = <int*>mem.alloc(n, sizeof(int))
+        self.turn.snapshot = <int*>mem.alloc(list_room, sizeof(int))
+        self.turn.snapshot2 = <int*>mem.alloc(list_room, sizeof(int))
+        self.turn.snapshot3 = <int*>mem.alloc(list_room, sizeof(int))
+        # A turn without a rule reading or destruction changes each moved
+        # thing's cell, facing and two slots; more than that abandons the log.
+        self.log.capacity = 8 * n + 64
+        self.log.where = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
+        self.log.before = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
+        self.log.kind = <uint8_t*>mem.alloc(self.log.capacity, 1)
+        self.diffs = <int*>mem.alloc(geo.n_base + 1, sizeof(int))
+        self.touched = <int*>mem.alloc(2 * self.log.capacity + 1, sizeof(int))
+        self.mark = <uint8_t*>mem.alloc(n, 1)
+        self.surprise = <uint8_t*>mem.alloc(n, 1)
+        self.new_diffs = <int*>mem.alloc(geo.n_base + 1, sizeof(int))
+        self.new_values = <uint32_t*>mem.alloc(geo.n_base + 1, sizeof(uint32_t))
+        self.changed_values = <uint32_t*>mem.alloc(2 * geo.n_base + 1, sizeof(uint32_t))
+        self.old_cells = <int*>mem.alloc(2 * geo.n_base + 1, sizeof(int))
+        # Varints of at most 3 bytes hold tiles and counts, 5 bytes values.
+        self.max_record = 16 + 3 * geo.n_kinds + 8 * n + 6 * MAX_RULES + 10 * geo.n_base
+        # A map thing's tile never changes (a transformation makes a new object).
+        memcpy(self.pos.tile, geo.base_tile, geo.n_base * sizeof(uint16_t))
+        memcpy(self.saved.tile, geo.base_tile, geo.n_base * sizeof(uint16_t))
+
+    cdef const Props* rules_now(self) noexcept nogil:
+        return &self.turn.props if self.turn.props_changed else &self.props
+
+    cdef const Lists* lists_now(self) noexcept nogil:
+        return &self.turn.lists if self.turn.lists_changed else &self.lists
+
+    cdef void set_root_unread(self) noexcept nogil:
+        """The root position with the level's root rules, its flags not known yet."""
+        copy_position(&self.level.geo, &self.pos, &self.level.root)
+        self.props = self.level.root_props
+        self.record_flags = 0
+        self.turn.props_changed = self.turn.lists_changed = self.turn.text_slots_changed = False
+        build_lists(&self.level.geo, &self.pos, &self.props, &self.lists)
+
+    cdef void set_root(self) noexcept nogil:
+        """The level as loaded, with its rules and lists."""
+        self.set_root_unread()
+        self.record_flags = self.level.root_flags
+        self.turn.fast = False
+        self.n_diffs = 0
+        self.log.n = 0
+
+    cdef int load(self, const uint8_t* record, int length, bint near) noexcept nogil:
+        cdef int loaded = self.load_near(record, length) if near and self.incremental else 1
+        if loaded == 1:
+            loaded = self.load_whole(record, length)
+            copy_position(&self.level.geo, &self.saved, &self.pos)
+        if loaded < 0:
+            return -1
+        self.turn.props_changed = self.turn.lists_changed = False
+        self.prepare_parent()
+        return 0
+
+    cdef int load_whole(self, const uint8_t* record, int length) noexcept nogil:
+        """Decode a record into `pos`, with its rules and lists; -1 if invalid."""
+        cdef const Geometry* geo = &self.level.geo
+        if decode_record(geo, record, length, &self.pos, &self.props, &self.record_flags,
+                         self.diffs, &self.n_diffs, self.surprise) < 0:
+            return -1
+        if not self.record_flags & RECORD_RULES:
+            scan_rules(geo, &self.pos, &self.props)     # reads only texts' slots
+        derive_props(geo, &self.props)
+        place_objects(geo, &self.pos, &self.props, self.surprise)
+        build_lists(geo, &self.pos, &self.props, &self.lists)
+        return 0
+
+    cdef int load_near(self, const uint8_t* record, int length) noexcept nogil:
+        """Move `pos` and `saved` from the parent just expanded to the state
+        in `record` by changing only the map things either lists: 0 when
+        done, 1 when it takes a whole decode (created objects, stored or
+        changed rules), -1 for bytes that are not a record."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef Position* pos = &self.pos
+        cdef uint32_t meta, count, gap, value, old
+        cdef int at, n = 0, i = -1, a = 0, b = 0, thing, changed = 0, k, cell
+        cdef bint lists_stale = False
+        if self.record_flags & RECORD_RULES or pos.n_things != geo.n_base:
+            return 1
+        at = read_meta(geo, record, length, pos, &meta)
+        if at < 0:
+            return -1
+        if meta & RECORD_RULES:
+            return 1
+        if geo.can_create:
+            at = get_varint(record, at, length, &count)
+            if at < 0:
+                return -1
+            if count:
+                return 1
+        while at < length:
+            at = get_varint(record, at, length, &gap)
+            if at < 0:
+                return -1
+            i += <int>gap + 1
+            at = get_varint(record, at, length, &value)
+            if (at < 0 or i >= geo.n_base or (value and ((value - 1) >> 4) >= <uint32_t>geo.ncells)
+                    or (value == 0 and i >= geo.n_base_objects)):
+                return -1
+            self.new_diffs[n] = i
+            self.new_values[n] = value
+            n += 1
+        # The things whose values differ between the two states.
+        while a < self.n_diffs or b < n:
+            if b >= n or (a < self.n_diffs and self.diffs[a] < self.new_diffs[b]):
+                thing = self.diffs[a]
+                value = geo.root_value[thing]
+                a += 1
+            else:
+                thing = self.new_diffs[b]
+                value = self.new_values[b]
+                if a < self.n_diffs and self.diffs[a] == thing:
+                    a += 1
+                b += 1
+            old = thing_value(geo, pos, &self.props, thing)
+            if old != value:
+                self.touched[changed] = thing
+                self.changed_values[changed] = value
+                self.old_cells[changed] = pos.cell[thing] if old else -1
+                changed += 1
+        for k in range(changed):
+            thing = self.touched[k]
+            if self.old_cells[k] >= 0 and pos.slot[self.old_cells[k]] == thing:
+                pos.slot[self.old_cells[k]] = NO_THING
+        for k in range(changed):
+            thing = self.touched[k]
+            if pos.alive[thing] != (self.changed_values[k] != 0):
+                lists_stale = True
+            place(geo, pos, thing, self.changed_values[k], self.surprise)
+        for k in range(changed):
+            if is_text(geo, self.touched[k]):
+                # Only texts' slots decide the scan: read it again.
+                scan_rules(geo, pos, &self.scanned)
+                if not same_rules(&self.scanned, &self.props):
+                    return 1                    # layers may change everywhere
+                break
+        for k in range(changed):
+            thing = self.touched[k]
+            if (not is_text(geo, thing) and pos.alive[thing]
+                    and (self.surprise[thing] ^ (0 if self.props.noun_props[pos.tile[thing]] & P_LAYER else 1)) == 0):
+                pos.slot[pos.cell[thing]] = thing
+        if lists_stale:
+            build_lists(geo, pos, &self.props, &self.lists)
+        self.record_flags = meta & 3
+        memcpy(self.diffs, self.new_diffs, n * sizeof(int))
+        self.n_diffs = n
+        # `saved` is the parent too: the same changes.
+        for k in range(changed):
+            thing = self.touched[k]
+            self.saved.cell[thing] = pos.cell[thing]
+            self.saved.alive[thing] = pos.alive[thing]
+            self.saved.facing[thing] = pos.facing[thing]
+            if self.old_cells[k] >= 0:
+                self.saved.slot[self.old_cells[k]] = pos.slot[self.old_cells[k]]
+            cell = pos.cell[thing]
+            self.saved.slot[cell] = pos.slot[cell]
+        memcpy(self.saved.ever, pos.ever, sizeof(pos.ever))
+        return 0
+
+    cdef int flags_now(self, int flags, bint exact) noexcept nogil:
+        """The RECORD_* flags of `pos` after a turn with TURN_* `flags`: only a
+        rule reading can leave a pair standing or make the rule list other than
+        a scan of the slots; text slots changing hands can do the latter too.
+        `exact` looks again whatever the turn did."""
+        cdef const Props* rules = self.rules_now()
+        cdef int out = self.record_flags & RECORD_RULES
+        if exact or self.turn.props_changed or self.turn.text_slots_changed or flags & TURN_RELAYERED:
+            scan_rules(&self.level.geo, &self.pos, &self.scanned)
+            out = 0 if same_rules(&self.scanned, rules) else RECORD_RULES
+        if (exact or self.turn.props_changed) and self.level.geo.can_destroy:
+            if pairs_standing(&self.level.geo, &self.pos, &self.turn, self.lists_now()):
+                out |= RECORD_STANDING
+        return out
+
+    cdef int pack_child(self, int flags, uint8_t* out) noexcept nogil:
+        """The record of `pos` after a turn from `saved` (whose map-thing
+        differences are `diffs`)."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef const Props* rules = self.rules_now()
+        cdef int record_flags = self.flags_now(flags, False)
+        cdef int i, n = 0, thing, j, k
+        if (not self.incremental or flags & TURN_RELAYERED or self.log.n < 0
+                or self.log.n > TOUCHED_LIMIT):
+            return pack_position(geo, &self.pos, rules, record_flags, out)
+        for i in range(self.log.n):
+            for k in range(2):
+                if self.log.kind[i] == UNDO_SLOT:
+                    thing = self.log.before[i] if k == 0 else self.pos.slot[self.log.where[i]]
+                elif k == 0:
+                    thing = self.log.where[i]
+                else:
+                    thing = -1
+                if 0 <= thing < geo.n_base and not self.mark[thing]:
+                    self.mark[thing] = 1
+                    # insertion sort: few things change per turn
+                    j = n
+                    while j > 0 and self.touched[j - 1] > thing:
+                        self.touched[j] = self.touched[j - 1]
+                        j -= 1
+                    self.touched[j] = thing
+                    n += 1
+        for i in range(n):
+            self.mark[self.touched[i]] = 0
+        return pack_changed(geo, &self.pos, rules, record_flags, self.diffs, self.n_diffs,
+                            self.touched, n, out)
+
+    cdef int pack(self, uint8_t* out) noexcept nogil:
+        """The record of `pos` as it stands, from scratch."""
+        return pack_position(&self.level.geo, &self.pos, &self.props, self.record_flags, out)
+
+    cdef void prepare_parent(self) noexcept nogil:
+        """Before playing the children of `pos`: unless a pair stands due,
+        turns look for destruction only where things moved, so chain the
+        parent's objects by cell for them."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef Turn* turn = &self.turn
+        cdef int i, n, thing, cell
+        turn.fast = not self.record_flags & RECORD_STANDING
+        if not turn.fast or not geo.can_destroy:
+            return
+        turn.parent_epoch += 1
+        n = live_objects(geo, &self.pos, turn.snapshot3)
+        for i in range(n - 1, -1, -1):
+            thing = turn.snapshot3[i]
+            cell = self.pos.cell[thing]
+            if turn.parent_stamp[cell] != turn.parent_epoch:
+                turn.parent_stamp[cell] = turn.parent_epoch
+                turn.parent_head[cell] = -1
+            turn.parent_next[thing] = turn.parent_head[cell]
+            turn.parent_head[cell] = thing
+
+    cdef bint wait_is_idle(self) noexcept nogil:
+        """Waiting from `pos` changes nothing: no MOVE object, no pair due."""
+        return not self.lists.count[L_MOVE] and not self.record_flags & RECORD_STANDING
+
+    cdef bint is_dead(self) noexcept nogil:
+        return not self.lists.count[L_YOU] and not self.lists.count[L_MOVE]
+
+    cdef void restore(self) noexcept nogil:
+        """Put `pos` back to `saved` after a child."""
+        if self.log.n < 0:
+            copy_position(&self.level.geo, &self.pos, &self.saved)
+        else:
+            undo(&self.pos, &self.log)
+        self.log.n = 0
+
+    cdef int play(self, int action) noexcept nogil:
+        return play_turn(&self.level.geo, &self.pos, &self.log, &self.turn, &self.props,
+                         &self.lists, action)
+
+    cdef void adopt(self, int flags) noexcept nogil:
+        """Make the position after a turn the current one (no restore). Its
+        parent's cell chains are gone, so the next turn checks everywhere."""
+        self.record_flags = self.flags_now(flags, True)
+        if self.turn.props_changed:
+            self.props = self.turn.props
+        if self.turn.lists_changed:
+            copy_lists(&self.lists, &self.turn.lists)
+        self.turn.props_changed = self.turn.lists_changed = False
+        self.turn.fast = False
+        self.log.n = 0
+
+    cdef int estimate(self, int guide) noexcept nogil:
+        return estimate(&self.level.geo, &self.pos, self.lists_now(), guide)
+
+    cdef int atoms(self, size_t* out) noexcept nogil:
+        return position_atoms(&self.level.geo, &self.pos, self.rules_now(), out)
+
+    cdef int pair_atoms(self, size_t* out) noexcept nogil:
+        return position_pair_atoms(&self.level.geo, &self.pos, self.lists_now(), out)
+
+    # ------------------------------------------------ views, with the GIL
+
+    cdef tuple xy(self, int cell):
+        return (cell % self.level.geo.width - self.level.geo.pad,
+                cell // self.level.geo.width - self.level.geo.pad)
+
+    cdef list objects(self):
+        cdef const Position* pos = &self.pos
+        cdef int i
+        out = []
+        for i in list(range(self.level.geo.n_base_objects)) + list(range(self.level.geo.n_base, pos.n_things)):
+            if pos.alive[i]:
+                x, y = self.xy(pos.cell[i])
+                out.append((pos.tile[i], x, y, pos.facing[i], pos.slot[pos.cell[i]] != i))
+        return out
+
+    cdef list texts(self):
+        cdef const Position* pos = &self.pos
+        cdef int i
+        out = []
+        for i in range(self.level.geo.n_base_objects, self.level.geo.n_base):
+            x, y = self.xy(pos.cell[i])
+            out.append((pos.tile[i], x, y, pos.slot[pos.cell[i]] != i))
+        return out
+
+    cdef list rules(self):
+        return [(self.props.rule_left[i], self.props.rule_right[i]) for i in range(self.props.n_rules)]
+
+    cdef str illegal_reason(self):
+        cdef int thing = self.turn.illegal_thing
+        x, y = self.xy(self.pos.cell[thing])
+        name = f"{tiles.NAMES[self.pos.tile[thing]]} at ({x}, {y})"
+        return ILLEGAL_REASONS[self.turn.illegal].format(thing=name)

@@ -1,0 +1,287 @@
+# The judge's records: a position's canonical bytes. Included by _judge.pyx.
+#
+#   varint meta = (how many object tiles ever had objects, beyond those at load) << 2
+#       | pairs_standing << 1 (a destruction check would find a pair as it stands)
+#       | rules_stored
+#   then those object tiles, ascending: varint tile each
+#   [when the level can transform] varint n, then n created objects in
+#       creation order: varint tile, varint value
+#   [when rules_stored] varint n, then n rules: varint left tile, varint right tile
+#       (the rule list, stored only when it differs from a scan of the slots)
+#   then, in thing order, each map thing whose value differs from the root
+#       position's: varint (gap to the previous one - 1), varint value
+# A value is 0 for an object out of play, else 1 + (cell << 4 | facing << 1 | surprise),
+# the facing kept only for nouns that can ever be MOVE. `surprise` is whether
+# the thing's hidden flag differs from its layer's: texts and YOU, MOVE, PUSH
+# and STOP objects are expected in their slot, other objects hidden. So a
+# rule that sends a hundred walls to the background changes no wall's value.
+
+cdef enum:
+    RECORD_RULES = 1        # the rule list is stored
+    RECORD_STANDING = 2     # a pair stands due for destruction
+
+
+cdef inline int popcount(uint64_t word) noexcept nogil:
+    return __builtin_popcountll(word)
+
+
+cdef inline int lowest_bit(uint64_t word) noexcept nogil:
+    return __builtin_ctzll(word)
+
+
+cdef inline bint is_text_tile(uint32_t tile) noexcept nogil:
+    return tile < N_TILES and KIND_NOUN_TEXT <= TILE_KIND[tile] <= KIND_PROPERTY_TEXT
+
+
+cdef inline bint on_map_text(const Geometry* geo, uint32_t tile) noexcept nogil:
+    return tile < N_TILES and geo.text_kind_of[tile] >= 0
+
+
+cdef inline bint can_be_in_play(const Geometry* geo, uint32_t tile) noexcept nogil:
+    """An object tile on the map, or one a noun text on the map can make."""
+    return tile < N_TILES and geo.kind_of[tile] >= 0
+
+
+cdef inline int put_varint(uint8_t* out, int length, uint32_t value) noexcept nogil:
+    while value >= 0x80:
+        out[length] = <uint8_t>(value | 0x80)
+        value >>= 7
+        length += 1
+    out[length] = <uint8_t>value
+    return length + 1
+
+
+cdef inline int get_varint(const uint8_t* data, int pos, int length, uint32_t* value) noexcept nogil:
+    """Reads a varint at pos; -1 when it runs past `length` or is too long."""
+    cdef uint32_t result = 0
+    cdef int shift = 0
+    while True:
+        if pos >= length or shift > 28:
+            return -1
+        result |= (<uint32_t>(data[pos] & 0x7F)) << shift
+        if not data[pos] & 0x80:
+            value[0] = result
+            return pos + 1
+        shift += 7
+        pos += 1
+
+
+cdef int read_meta(const Geometry* geo, const uint8_t* record, int length, Position* pos,
+                   uint32_t* meta) noexcept nogil:
+    """The record's meta and the object tiles that ever had objects; the
+    offset after them, or -1."""
+    cdef uint32_t tile, k
+    cdef int at = get_varint(record, 0, length, meta)
+    if at < 0 or (meta[0] >> 2) > N_TILES:
+        return -1
+    memcpy(pos.ever, geo.root_ever, sizeof(pos.ever))
+    for k in range(meta[0] >> 2):
+        at = get_varint(record, at, length, &tile)
+        if at < 0 or not can_be_in_play(geo, tile) or tile_in(pos.ever, tile):
+            return -1
+        tile_add(pos.ever, tile)
+    return at
+
+
+cdef inline uint32_t thing_value(const Geometry* geo, const Position* pos, const Props* props,
+                                 int thing) noexcept nogil:
+    cdef uint32_t facing = 0, surprise
+    cdef int cell
+    if not pos.alive[thing]:
+        return 0
+    cell = pos.cell[thing]
+    surprise = pos.slot[cell] != thing
+    if not is_text(geo, thing):
+        if not props.noun_props[pos.tile[thing]] & P_LAYER:
+            surprise ^= 1
+        if geo.keeps_facing[pos.tile[thing]]:
+            facing = pos.facing[thing]
+    return 1 + ((<uint32_t>cell << 4) | (facing << 1) | surprise)
+
+
+cdef inline bint same_rules(const Props* a, const Props* b) noexcept nogil:
+    return (a.n_rules == b.n_rules
+            and memcmp(a.rule_left, b.rule_left, a.n_rules * sizeof(uint16_t)) == 0
+            and memcmp(a.rule_right, b.rule_right, a.n_rules * sizeof(uint16_t)) == 0)
+
+
+cdef int pack_head(const Geometry* geo, const Position* pos, const Props* props,
+                   int flags, uint8_t* out) noexcept nogil:
+    """The record up to the map things' entries. `flags`: RECORD_* bits."""
+    cdef int i, w, n = 0, length
+    cdef uint64_t extra
+    cdef bint rules_stored = flags & RECORD_RULES
+    for w in range(TILE_WORDS):
+        n += popcount(pos.ever[w] & ~geo.root_ever[w])
+    length = put_varint(out, 0, (<uint32_t>n << 2) | flags)
+    if n:
+        for w in range(TILE_WORDS):
+            extra = pos.ever[w] & ~geo.root_ever[w]
+            while extra:
+                length = put_varint(out, length, <uint32_t>(w * 64 + lowest_bit(extra)))
+                extra &= extra - 1
+    if geo.can_create:
+        n = 0
+        for i in range(geo.n_base, pos.n_things):
+            n += pos.alive[i]
+        length = put_varint(out, length, n)
+        for i in range(geo.n_base, pos.n_things):
+            if pos.alive[i]:
+                length = put_varint(out, length, pos.tile[i])
+                length = put_varint(out, length, thing_value(geo, pos, props, i))
+    if rules_stored:
+        length = put_varint(out, length, props.n_rules)
+        for i in range(props.n_rules):
+            length = put_varint(out, length, props.rule_left[i])
+            length = put_varint(out, length, props.rule_right[i])
+    return length
+
+
+
+
+cdef inline int put_entry(const Geometry* geo, const Position* pos, const Props* props,
+                          int thing, int* last, uint8_t* out, int length) noexcept nogil:
+    """A map thing's entry, if its value differs from the root's."""
+    cdef uint32_t value = thing_value(geo, pos, props, thing)
+    if value == geo.root_value[thing]:
+        return length
+    length = put_varint(out, length, <uint32_t>(thing - last[0] - 1))
+    last[0] = thing
+    return put_varint(out, length, value)
+
+
+cdef int pack_position(const Geometry* geo, const Position* pos, const Props* props,
+                       int flags, uint8_t* out) noexcept nogil:
+    """A whole-position pass: every map thing compared with the root."""
+    cdef int i, last = -1
+    cdef int length = pack_head(geo, pos, props, flags, out)
+    for i in range(geo.n_base):
+        length = put_entry(geo, pos, props, i, &last, out, length)
+    return length
+
+
+cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* props,
+                      int flags, const int* parent_diffs, int n_parent_diffs,
+                      const int* touched, int n_touched, uint8_t* out) noexcept nogil:
+    """The same record from the parent's differing things and the things
+    the turn touched (both sorted): only they can differ from the root."""
+    cdef int i = 0, j = 0, thing, last = -1
+    cdef int length = pack_head(geo, pos, props, flags, out)
+    while i < n_parent_diffs or j < n_touched:
+        if j >= n_touched or (i < n_parent_diffs and parent_diffs[i] < touched[j]):
+            thing = parent_diffs[i]
+            i += 1
+        elif i >= n_parent_diffs or touched[j] < parent_diffs[i]:
+            thing = touched[j]
+            j += 1
+        else:
+            thing = touched[j]
+            i += 1
+            j += 1
+        length = put_entry(geo, pos, props, thing, &last, out, length)
+    return length
+
+
+cdef inline void place(const Geometry* geo, Position* pos, int thing, uint32_t value,
+                       uint8_t* surprise) noexcept nogil:
+    """A thing from its value. A text's slot is known at once; an object's
+    waits for the rules (see place_objects)."""
+    cdef uint32_t bits
+    if value == 0:
+        pos.alive[thing] = 0
+        return
+    bits = value - 1
+    pos.alive[thing] = 1
+    pos.cell[thing] = <uint16_t>(bits >> 4)
+    pos.facing[thing] = <uint8_t>((bits >> 1) & 7)
+    surprise[thing] = bits & 1
+    if is_text(geo, thing) and not bits & 1:
+        pos.slot[bits >> 4] = thing
+
+
+cdef void place_objects(const Geometry* geo, Position* pos, const Props* props,
+                        const uint8_t* surprise) noexcept nogil:
+    """The objects' slots, once the rules say which layer each is in."""
+    cdef int i
+    for i in range(geo.n_base_objects):
+        if pos.alive[i] and (surprise[i] ^ (0 if props.noun_props[pos.tile[i]] & P_LAYER else 1)) == 0:
+            pos.slot[pos.cell[i]] = i
+    for i in range(geo.n_base, pos.n_things):
+        if pos.alive[i] and (surprise[i] ^ (0 if props.noun_props[pos.tile[i]] & P_LAYER else 1)) == 0:
+            pos.slot[pos.cell[i]] = i
+
+
+cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, Position* pos,
+                       Props* props, int* flags, int* diffs, int* n_diffs,
+                       uint8_t* surprise) noexcept nogil:
+    """Unpack a record into `pos` (and its stored rules into `props`); the
+    map things it lists go to `diffs`. Objects' slots are left to
+    place_objects. Returns -1 for bytes that are not a record of this level
+    (checked, as unpack takes untrusted bytes)."""
+    cdef uint32_t meta, count, value, gap, tile, left, right
+    cdef int at, i, k, thing, next_diff = -1, n = 0
+    at = read_meta(geo, record, length, pos, &meta)
+    if at < 0:
+        return -1
+    flags[0] = meta & 3
+    memset(pos.slot, 0xFF, geo.ncells * sizeof(int32_t))
+    pos.n_things = geo.n_base
+    if geo.can_create:
+        at = get_varint(record, at, length, &count)
+        if at < 0 or count > <uint32_t>(geo.capacity - geo.n_base):
+            return -1
+        for k in range(<int>count):
+            at = get_varint(record, at, length, &tile)
+            if at < 0 or not can_be_in_play(geo, tile):
+                return -1
+            at = get_varint(record, at, length, &value)
+            if at < 0 or value == 0 or ((value - 1) >> 4) >= <uint32_t>geo.ncells:
+                return -1
+            thing = pos.n_things
+            pos.tile[thing] = <uint16_t>tile
+            place(geo, pos, thing, value, surprise)
+            pos.n_things += 1
+    if flags[0] & RECORD_RULES:
+        at = get_varint(record, at, length, &count)
+        if at < 0 or count > MAX_RULES:
+            return -1
+        props.n_rules = count
+        for k in range(<int>count):
+            at = get_varint(record, at, length, &left)
+            if at < 0:
+                return -1
+            at = get_varint(record, at, length, &right)
+            if at < 0 or not (on_map_text(geo, left) and on_map_text(geo, right)):
+                return -1
+            props.rule_left[k] = <uint16_t>left
+            props.rule_right[k] = <uint16_t>right
+    # The map things: entries in order, the root's value elsewhere.
+    if at < length:
+        at = get_varint(record, at, length, &gap)
+        if at < 0:
+            return -1
+        next_diff = <int>gap
+    for i in range(geo.n_base):
+        if i == next_diff:
+            at = get_varint(record, at, length, &value)
+            if at < 0 or (value and ((value - 1) >> 4) >= <uint32_t>geo.ncells):
+                return -1
+            if value == 0 and i >= geo.n_base_objects:
+                return -1           # texts never leave play
+            diffs[n] = i
+            n += 1
+            next_diff = -1
+            if at < length:
+                at = get_varint(record, at, length, &gap)
+                if at < 0:
+                    return -1
+                next_diff = i + 1 + <int>gap
+        else:
+            value = geo.root_value[i]
+        place(geo, pos, i, value, surprise)
+    if at != length or next_diff != -1:
+        return -1
+    n_diffs[0] = n
+    return 0
+
+

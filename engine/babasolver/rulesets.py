@@ -1,0 +1,71 @@
+"""The rule sets a level can be played by, chosen by name (``--rules``).
+
+Each rule set is a Cython level class behind the seam of ``_ruleset.pxd``
+(the store and the searches use it alone), a pure-Python reference engine
+written straight from its specification, and the property words it gives
+a meaning. ``tiles.json`` may name more property words than a rule set
+implements: a level that uses one is refused when it is read.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterable, List, Tuple
+
+from . import _judge, tiles
+from ._ruleset import CoreLevel
+
+__all__ = ["RuleSet", "RULE_SETS", "DEFAULT_RULES", "rule_set", "core_level", "unknown_words",
+           "UnknownRules"]
+
+
+class UnknownRules(ValueError):
+    """A rule set name that is not one of RULE_SETS; ``str()`` is one line."""
+
+
+@dataclass(frozen=True)
+class RuleSet:
+    name: str
+    summary: str
+    words: Tuple[str, ...]                  # the property words it implements
+    make_level: Callable[..., CoreLevel]    # (width, height, grid) -> its Cython level
+    reference: str                          # module:class of its pure-Python engine
+
+    def reference_engine(self) -> Callable[[Any], Any]:
+        """The pure-Python engine's class (imported on demand: tests and
+        conformance use it, the solver does not)."""
+        import importlib
+
+        module, name = self.reference.split(":")
+        return getattr(importlib.import_module(module, __package__), name)
+
+
+RULE_SETS: Dict[str, RuleSet] = {
+    _judge.NAME: RuleSet(
+        name=_judge.NAME,
+        summary="the Keke AI Competition judge's game (RULES.md)",
+        words=tuple(_judge.PROPERTY_BITS),
+        make_level=_judge.JudgeLevel,
+        reference=".reference:ReferenceSimulation",
+    ),
+}
+
+DEFAULT_RULES = _judge.NAME
+
+
+def rule_set(name: str) -> RuleSet:
+    """The rule set called `name`; UnknownRules names the known ones."""
+    found = RULE_SETS.get(name)
+    if found is None:
+        raise UnknownRules(f"unknown rule set {name!r} (known: {', '.join(RULE_SETS)})")
+    return found
+
+
+def unknown_words(rules: RuleSet, grid: Iterable[int]) -> List[str]:
+    """The property words of the tiles in `grid` that `rules` gives no meaning."""
+    return sorted({tiles.WORDS[t] for t in set(grid)
+                   if 0 <= t < tiles.N_TILES and tiles.IS_PROPERTY_TEXT[t] and tiles.WORDS[t] not in rules.words})
+
+
+def core_level(level: Any) -> CoreLevel:
+    """The Cython level of a `Level` under its rule set (``level.rules``)."""
+    return rule_set(level.rules).make_level(level.width, level.height, level.grid)
