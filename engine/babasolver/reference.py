@@ -90,20 +90,6 @@ class ReferenceSimulation:
     def dead(self) -> bool:
         return not self._list(T.YOU_TEXT) and not self._list(T.MOVE_TEXT)
 
-    def copy(self) -> "ReferenceSimulation":
-        other = ReferenceSimulation.__new__(ReferenceSimulation)
-        twin = {}
-        for thing in self._objects + self._texts:
-            twin[id(thing)] = copy = Thing(thing.tile, thing.x, thing.y)
-            copy.facing = thing.facing
-        other.width, other.height, other.border = self.width, self.height, self.border
-        other._objects = [twin[id(o)] for o in self._objects]
-        other._texts = [twin[id(t)] for t in self._texts]
-        other.slot = {cell: None if t is None else twin[id(t)] for cell, t in self.slot.items()}
-        other.ever, other.rule_list = set(self.ever), list(self.rule_list)
-        other.won, other.illegal, other.turns = self.won, self.illegal, self.turns
-        return other
-
     # ------------------------------------------------------------- rules
 
     def _nouns(self, *properties: int) -> List[int]:

@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, Iterable, List, Tuple
 from . import _judge, tiles
 from ._ruleset import CoreLevel
 
-__all__ = ["RuleSet", "RULE_SETS", "DEFAULT_RULES", "rule_set", "core_level", "unknown_words",
+__all__ = ["RuleSet", "RULE_SETS", "DEFAULT_RULES", "JUDGE_RULES", "rule_set", "core_level", "unknown_words",
            "UnknownRules"]
 
 
@@ -50,6 +50,9 @@ RULE_SETS: Dict[str, RuleSet] = {
 }
 
 DEFAULT_RULES = _judge.NAME
+
+#: The rule set the Keke competition's judge plays (``--judge`` replays).
+JUDGE_RULES = _judge.NAME
 
 
 def rule_set(name: str) -> RuleSet:

@@ -17,6 +17,7 @@ from ..game import replay
 from ..judge import Judge
 from ..level import Level
 from ..notation import Action, to_keke
+from ..rulesets import DEFAULT_RULES
 from ..status import LIMITS, Status
 from .memory import peak_rss_mb
 from .running import PROGRESS_EVERY, LevelOutcome, Sample
@@ -280,6 +281,7 @@ def _level_entry(o: LevelOutcome) -> Dict[str, Any]:
         "iterations": o.expanded,
         "unique_states": o.unique,
         "moves": len(o.solution) if won and o.solution is not None else None,
+        "rule_set": o.rules,
         "status": o.status,
         "proven_shortest": o.proven_shortest,
         "lower_bound": o.lower_bound,
@@ -300,13 +302,15 @@ def _level_entry(o: LevelOutcome) -> Dict[str, Any]:
 
 
 def build_report(set_path: str, timeout: Optional[float], max_states: int,
-                 outcomes: Sequence[LevelOutcome], summary: Summary) -> Dict[str, Any]:
+                 outcomes: Sequence[LevelOutcome], summary: Summary,
+                 rules: str = DEFAULT_RULES) -> Dict[str, Any]:
     """The report as JSON-ready data. Per level, ``id, won_level, solution,
     time, iterations, unique_states, moves`` match the Keke competition's
     report files; the rest is the bench's own."""
     return {
         "agent": AGENT,
         "set": set_path,
+        "rule_set": rules,
         "timeout": timeout,
         "max_states": max_states,
         "levels": [_level_entry(o) for o in outcomes],

@@ -25,6 +25,7 @@ from pebble import ProcessExpired, ProcessPool
 from ..errors import BabaError
 from ..game import replay
 from ..notation import Action, parse_solution
+from ..rulesets import DEFAULT_RULES
 from ..solver import DEFAULT_MODE, SearchStats
 from ..status import Status
 from .limits import Limits
@@ -67,6 +68,7 @@ class LevelOutcome:
     reference_wins: Optional[bool] = None     # the set's stored solution wins (None: no reference)
     judge: Optional[str] = None               # "accepted" or "rejected: why" with a judge
     name: str = ""                            # the level's name
+    rules: str = DEFAULT_RULES                # the rule set it was played by
     written: Optional[str] = None             # the solution file written
 
     @property
@@ -112,7 +114,7 @@ def run_level(
     won gives ERROR with the reason; MemoryError gives MEMORY_LIMIT; any
     other exception gives ERROR (KeyboardInterrupt propagates). With
     `write_solution`, a folder level's solution file is replaced."""
-    outcome = LevelOutcome(task.id, Status.ERROR, reference_moves=task.reference_moves)
+    outcome = LevelOutcome(task.id, Status.ERROR, reference_moves=task.reference_moves, rules=task.rules)
     folder = task.folder if write_solution else None
     if task.level is None:
         if folder is not None:
@@ -206,7 +208,8 @@ def _death(exitcode: Optional[int]) -> str:
 
 
 def _lost(task: LevelTask, status: Status, note: str, elapsed: float = 0.0) -> LevelOutcome:
-    return LevelOutcome(task.id, status, reference_moves=task.reference_moves, elapsed=elapsed, note=note)
+    return LevelOutcome(task.id, status, reference_moves=task.reference_moves, elapsed=elapsed, note=note,
+                        rules=task.rules)
 
 
 def _in_process(tasks: Sequence[LevelTask], limits: Limits, mode: str, threads: int, write: bool,

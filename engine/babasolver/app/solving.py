@@ -17,6 +17,7 @@ from .. import solver
 from ..solver import DEFAULT_MAX_STATES, DEFAULT_MODE, Progress, SearchResult
 from ..status import Status
 from .limits import Limits, check_mode, check_threads
+from ..rulesets import DEFAULT_RULES
 from .tasks import is_level_folder, load_one
 
 __all__ = ["SOLUTION_FILE", "solve", "solve_level", "solve_path", "why_not_a_win", "refuse_unwinnable", "remove_solution",
@@ -97,14 +98,15 @@ def solve_path(
     mode: str = DEFAULT_MODE,
     threads: Optional[int] = None,
     progress: Optional[Progress] = None,
+    rules: str = DEFAULT_RULES,
 ) -> Tuple[Level, SearchResult, Optional[Path]]:
     """Solve the level at `path` (a level folder, or a Keke set with
-    `level_id`): (the level, the result, the solution file written). A
-    level folder's stale solution is deleted even when the level cannot be
-    read."""
+    `level_id`) under the rule set `rules`: (the level, the result, the
+    solution file written). A level folder's stale solution is deleted even
+    when the level cannot be read."""
     folder = path if level_id is None and path.is_dir() and is_level_folder(path) else None
     try:
-        level, _ = load_one(path, level_id)
+        level, _ = load_one(path, level_id, rules)
     except BabaError:
         if folder is not None:
             remove_solution(folder)

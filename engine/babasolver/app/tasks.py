@@ -31,13 +31,15 @@ PathLike = Union[str, "os.PathLike[str]"]
 class LevelTask:
     """One level of a set: its id, the level (None when it cannot be read,
     and then `error` says why), the set's stored solution in Keke letters,
-    and the level folder it came from (None for a Keke set)."""
+    the level folder it came from (None for a Keke set), and the rule set
+    it is played by."""
 
     id: str
     level: Optional[Level]
     reference: Optional[str] = None
     folder: Optional[Path] = None
     error: Optional[str] = None
+    rules: str = DEFAULT_RULES
 
     @property
     def reference_moves(self) -> Optional[int]:
@@ -55,19 +57,19 @@ def is_level_folder(path: Path) -> bool:
 
 def _folder_task(level_id: str, folder: Path, rules: str) -> LevelTask:
     try:
-        return LevelTask(level_id, played_by(read_folder(folder), rules, folder), None, folder)
+        return LevelTask(level_id, played_by(read_folder(folder), rules, folder), None, folder, rules=rules)
     except LevelError as e:
-        return LevelTask(level_id, None, None, folder, error=str(e))
+        return LevelTask(level_id, None, None, folder, error=str(e), rules=rules)
 
 
 def _set_task(path: Path, lid: str, entry: Union[KekeLevel, LevelError], rules: str) -> LevelTask:
     if isinstance(entry, LevelError):
-        return LevelTask(lid, None, error=str(entry))
+        return LevelTask(lid, None, error=str(entry), rules=rules)
     try:
         level = played_by(entry.level, rules)
     except LevelError as e:
-        return LevelTask(lid, None, error=str(LevelError(f"level id {lid}: {e.problem}", path)))
-    return LevelTask(lid, level, entry.solution or None)
+        return LevelTask(lid, None, error=str(LevelError(f"level id {lid}: {e.problem}", path)), rules=rules)
+    return LevelTask(lid, level, entry.solution or None, rules=rules)
 
 
 def load_tasks(path: PathLike, rules: str = DEFAULT_RULES) -> List[LevelTask]:

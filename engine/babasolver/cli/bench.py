@@ -19,7 +19,7 @@ from ..status import Status
 from .bench_text import format_scaling, format_summary, format_table, si
 from .common import (
     EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_judge_argument, add_limit_arguments,
-    add_mode_argument, best_so_far, gigabytes, job_count, safe, thread_count,
+    add_mode_argument, add_rules_argument, best_so_far, check_judge_rules, gigabytes, job_count, safe, thread_count,
 )
 
 
@@ -55,12 +55,14 @@ def add_parser(subparsers: Subparsers) -> None:
     p.add_argument("--replays", default=None, metavar="DIR",
                    help="write an HTML replay of every level solved into DIR, and an index.html")
     add_judge_argument(p, "every solution found")
+    add_rules_argument(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
-    tasks = select_ids(load_tasks(args.set), args.ids)
+    check_judge_rules(args)
+    tasks = select_ids(load_tasks(args.set, args.rules), args.ids)
     if args.report is not None:
         folder = Path(args.report).parent
         if str(folder) and not folder.is_dir():
@@ -95,14 +97,15 @@ def run(args: argparse.Namespace) -> int:
 
     out = sys.stdout
     out.write(f"bench: {safe(args.set)} ({len(tasks)} levels), timeout {limits.timeout:g} s,"
-              f" max {limits.max_states:,} states, jobs {args.jobs},"
+              f" max {limits.max_states:,} states, rules {args.rules}, jobs {args.jobs},"
               f" threads {threads if args.jobs == 1 and memory_limit is None else 1}, mode {args.mode}\n\n")
     out.write(format_table(outcomes) + "\n\n")
     out.write(format_summary(summary) + "\n\n")
     out.write(format_scaling(summary.scaling) + "\n")
     out.flush()
     if args.report is not None:
-        write_report(args.report, build_report(str(args.set), limits.timeout, limits.max_states, outcomes, summary))
+        write_report(args.report, build_report(str(args.set), limits.timeout, limits.max_states, outcomes, summary,
+                                               args.rules))
         out.write(f"\nreport written to {args.report}\n")
     if args.replays is not None:
         index = write_replays(Path(args.replays), tasks, outcomes, str(args.set))

@@ -9,7 +9,10 @@ from ..app.solving import SOLUTION_FILE
 from ..app.tasks import load_one
 from ..judge import Judge
 from ..notation import to_arrows
-from .common import EXIT_NO, EXIT_OK, PROG, Subparsers, add_judge_argument, add_level_arguments, dump_json, safe
+from .common import (
+    EXIT_NO, EXIT_OK, PROG, Subparsers, add_judge_argument, add_level_arguments, add_rules_argument,
+    check_judge_rules, dump_json, safe,
+)
 from .solve import solution_json
 
 
@@ -26,19 +29,21 @@ def add_parser(subparsers: Subparsers) -> None:
                    help=f"the moves to play (default: {SOLUTION_FILE} or the Keke set's stored solution)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_judge_argument(p, "the solution")
+    add_rules_argument(p)
     setattr(p, "allow_intermixed", True)  # LEVEL [--id ID] SOLUTION in any order (cli._SubcommandParser)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    level, entry = load_one(args.level, args.level_id)
+    check_judge_rules(args)
+    level, entry = load_one(args.level, args.level_id, args.rules)
     actions, source = find_solution(Path(args.level), args.solution, entry, PROG)
     judge = Judge(args.judge) if args.judge is not None else None
     check = check_solution(level, actions, source, judge)
     result, verdict, n = check.replay, check.verdict, len(actions)
     if args.json:
         dump_json({
-            "level": level.name, "source": source, "solution": solution_json(actions),
+            "level": level.name, "rule_set": level.rules, "source": source, "solution": solution_json(actions),
             "won": result.won, "win_step": result.won_at, "played": result.played, "dead": result.dead,
             "illegal": None if result.illegal_at is None else {"turn": result.illegal_at, "reason": result.illegal},
             "judge": None if verdict is None else {

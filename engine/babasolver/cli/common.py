@@ -9,7 +9,9 @@ import sys
 from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, TextIO, Tuple, TypeVar
 
 from ..app import limits
+from ..errors import BabaError
 from ..level import printable
+from ..rulesets import DEFAULT_RULES, JUDGE_RULES, RULE_SETS
 from ..solver import MODES, DEFAULT_MODE
 
 PROG = "baba"
@@ -87,7 +89,21 @@ def add_mode_argument(parser: argparse.ArgumentParser) -> None:
 def add_judge_argument(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--judge", metavar="DIR", default=None,
                         help=f"also replay {what} in the Keke competition's judge (DIR holds its"
-                             " simulation.js, e.g. ../shared/keke-reference), with node")
+                             f" simulation.js, e.g. ../shared/keke-reference), with node; only with"
+                             f" --rules {JUDGE_RULES}, the rules it plays")
+
+
+def add_rules_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--rules", choices=tuple(RULE_SETS), default=DEFAULT_RULES,
+        help="the rule set the level is played by: " + "; ".join(
+            f"{r.name}: {r.summary}" for r in RULE_SETS.values()) + f" (default: {DEFAULT_RULES})")
+
+
+def check_judge_rules(args: argparse.Namespace) -> None:
+    """--judge replays in the Keke judge, which plays one rule set only."""
+    if getattr(args, "judge", None) is not None and args.rules != JUDGE_RULES:
+        raise BabaError(f"--judge plays the {JUDGE_RULES} rules; it cannot judge --rules {args.rules}")
 
 
 # --------------------------------------------------------------------------

@@ -15,7 +15,7 @@ from ..errors import BabaError
 from ..game import Frame, Replay, replay, rule_text
 from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
-from .common import EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, safe
+from .common import EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, safe
 
 
 def add_parser(subparsers: Subparsers) -> None:
@@ -58,6 +58,7 @@ def add_parser(subparsers: Subparsers) -> None:
     p.add_argument("--html", metavar="OUT.html", default=None,
                    help="write the replay as one self-contained HTML page to step through")
     setattr(p, "allow_intermixed", True)  # LEVEL [--id ID] SOLUTION in any order (cli._SubcommandParser)
+    add_rules_argument(p)
     p.set_defaults(run=run)
 
 
@@ -127,7 +128,7 @@ def _write_pictures(args: argparse.Namespace, level: Level, result: "Replay") ->
 
 
 def run(args: argparse.Namespace) -> int:
-    level, entry = load_one(args.level, args.level_id)
+    level, entry = load_one(args.level, args.level_id, args.rules)
     if args.solution is None and not (args.json or args.png or args.gif or args.html):
         print(render_level(level, entry))
         return 0
@@ -145,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
         return status
 
     if args.json:
-        records = [frame.record() for frame in result.frames]
+        records = [{"rule_set": level.rules, **frame.record()} for frame in result.frames]
         body = ",\n".join(json.dumps(r, ensure_ascii=False) for r in records)
         print("[\n" + body + "\n]")
         return status

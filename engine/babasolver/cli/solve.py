@@ -16,7 +16,7 @@ from ..solver import SearchResult, SearchStats
 from ..status import Status
 from .common import (
     EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_level_arguments,
-    add_limit_arguments, add_mode_argument, aligned, best_so_far, count, dump_json, print_rows, safe, thread_count,
+    add_limit_arguments, add_mode_argument, add_rules_argument, aligned, best_so_far, count, dump_json, print_rows, safe, thread_count,
 )
 
 #: Statuses, in the order the totals line gives them.
@@ -46,6 +46,7 @@ def add_parser(subparsers: Subparsers) -> None:
                         " (which of them finds a solution first may differ) (default: every CPU this"
                         " process may use)")
     add_mode_argument(p)
+    add_rules_argument(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)
 
@@ -112,18 +113,20 @@ def run(args: argparse.Namespace) -> int:
     line = StatusLine()
     try:
         level, result, written = solve_path(
-            Path(args.level), args.level_id, limits, mode=args.mode, threads=args.threads,
+            Path(args.level), args.level_id, limits, mode=args.mode, threads=args.threads, rules=args.rules,
             progress=(lambda s: line.update(_progress_text(s))) if line.enabled else None)
     finally:
         line.clear()
     if args.json:
         dump_json({
-            "level": level.name, "status": result.status, "proven_shortest": result.proven_shortest,
+            "level": level.name, "rule_set": level.rules, "status": result.status,
+            "proven_shortest": result.proven_shortest,
             "lower_bound": result.lower_bound, "limit": result.limit,
             "solution": solution_json(result.solution), "stats": stats_json(result.stats),
         })
         return _exit_code(result.status)
-    rows: List[Tuple[str, str]] = [("level", safe(level.name)), ("status", explain(result, limits))]
+    rows: List[Tuple[str, str]] = [("level", safe(level.name)), ("rules", level.rules),
+                                   ("status", explain(result, limits))]
     if result.solution is not None:
         rows += [("solution", to_arrows(result.solution)), ("keke", to_keke(result.solution))]
         if written is not None:
@@ -149,12 +152,12 @@ def _all_tasks(args: argparse.Namespace) -> List[LevelTask]:
     path = Path(args.level)
     if path.exists() and not path.is_dir() and path.suffix.lower() != ".json":
         raise BabaError(f"{path}: --all needs a folder of level folders or a Keke .json level set")
-    return load_tasks(path)
+    return load_tasks(path, args.rules)
 
 
 def _record(o: LevelOutcome) -> Dict[str, Any]:
     return {
-        "id": o.id, "level": o.name or None, "status": o.status,
+        "id": o.id, "level": o.name or None, "rule_set": o.rules, "status": o.status,
         "proven_shortest": o.proven_shortest, "lower_bound": o.lower_bound, "limit": o.limit,
         "solution": solution_json(o.solution if o.solved else None),
         "stats": None if o.status == Status.ERROR else {
