@@ -20,7 +20,7 @@ cdef int queued_before(const void* a, const void* b) noexcept nogil:
     return -1 if x < y else (1 if x > y else 0)
 
 
-cdef class BestFirst:
+cdef class BestFirst(Counted):
     """Greedy best-first search with novelty over a store, without the GIL
     while it runs. `run` expands up to a number of states and returns a
     SearchOutcome: SEARCH_WON (see won_parent / won_action), SEARCH_GOING
@@ -47,7 +47,6 @@ cdef class BestFirst:
     cdef readonly int bound         # > 0: only solutions of fewer moves; no state that deep is expanded
     cdef uint16_t* depths           # moves from the root per store index (greedy; a beam knows its layer)
     cdef size_t depth_room
-    cdef Counters counts
     cdef readonly uint64_t reopened
     cdef readonly int width         # > 0: a beam of this many states per layer
     cdef readonly int layer_depth   # with a beam: the depth of the layer being expanded
@@ -102,22 +101,6 @@ cdef class BestFirst:
         free(self.layer)
         free(self.next_layer)
         free(self.record)
-
-    @property
-    def generated(self):
-        return self.counts.generated
-
-    @property
-    def expanded(self):
-        return self.counts.expanded
-
-    @property
-    def dead_ends(self):
-        return self.counts.dead_ends
-
-    @property
-    def illegal(self):
-        return self.counts.illegal
 
     def add_root(self):
         """Store the level as loaded (state 0) and queue it."""

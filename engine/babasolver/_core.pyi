@@ -37,12 +37,14 @@ class StateStore:
     @property
     def memory_bytes(self) -> int: ...
 
-class Expander:
-    n_actions: int
+class Counted:
     generated: int
     expanded: int
     dead_ends: int
     illegal: int
+
+class Expander(Counted):
+    n_actions: int
     won_parent: int
     won_action: int
     incremental: bool
@@ -53,16 +55,12 @@ class Expander:
     def generate(self, start: int, stop: int) -> SearchOutcome: ...
     def insert_generated(self) -> None: ...
 
-class BestFirst:
+class BestFirst(Counted):
     guide: int                     # a Guide
     bound: int                     # > 0: only solutions of fewer moves
     width: int                     # > 0: a beam search, this many states per layer
     layer_depth: int               # with a beam: the depth of the layer being expanded
     reopened: int                  # with a bound: stored states reached again by a shorter way
-    generated: int
-    expanded: int
-    dead_ends: int
-    illegal: int
     won_parent: int
     won_action: int
     def __init__(self, level: CoreLevel, store: StateStore, guide: int = ..., bound: int = ...,

@@ -151,7 +151,32 @@ cdef class CoreSimulation:
 
 # ------------------------------------------------------- batch expansion --
 
-cdef class Expander:
+cdef class Counted:
+    """A search's counters, as its Python attributes."""
+    cdef Counters counts
+
+    @property
+    def generated(self):
+        """Turns played."""
+        return self.counts.generated
+
+    @property
+    def expanded(self):
+        """States whose turns were played."""
+        return self.counts.expanded
+
+    @property
+    def dead_ends(self):
+        """Children with nothing left that can move."""
+        return self.counts.dead_ends
+
+    @property
+    def illegal(self):
+        """Turns the rule set cannot play."""
+        return self.counts.illegal
+
+
+cdef class Expander(Counted):
     """Expands ranges of stored states in C, without the GIL: every action is
     played from each state, won children are reported, dead ends and turns
     the rule set cannot play dropped, and new children are appended to the
@@ -173,7 +198,6 @@ cdef class Expander:
     cdef uint32_t* out_parent
     cdef uint8_t* out_action
     cdef size_t out_count, out_room
-    cdef Counters counts
     cdef readonly int64_t won_parent
     cdef readonly int won_action
 
@@ -215,22 +239,6 @@ cdef class Expander:
     @property
     def n_actions(self):
         return self.level.n_actions
-
-    @property
-    def generated(self):
-        return self.counts.generated
-
-    @property
-    def expanded(self):
-        return self.counts.expanded
-
-    @property
-    def dead_ends(self):
-        return self.counts.dead_ends
-
-    @property
-    def illegal(self):
-        return self.counts.illegal
 
     def add_root(self):
         """Store the level's initial state as state 0."""
