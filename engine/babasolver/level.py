@@ -78,7 +78,6 @@ class Level:
     width: int
     height: int
     grid: Tuple[int, ...]
-    grid: Tuple[int, ...]
     facings: Tuple[int, ...] = ()
     rules: str = DEFAULT_RULES
 
