@@ -38,6 +38,8 @@ extensions = [
     extension("_ruleset"),
     # The Keke judge's rule set.
     extension("_judge", "_judge.pxd", "_judge_turn.pxi", "_judge_record.pxi", "_judge_guide.pxi"),
+    # The commercial game's rules.
+    extension("_baba", "_baba.pxd"),
     # The store and the searches, over any rule set.
     extension("_core", "_search.pxd", "_store.pxi", "_bestfirst.pxi"),
 ]

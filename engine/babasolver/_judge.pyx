@@ -53,7 +53,8 @@ cdef class JudgeLevel(CoreLevel):
     map's things in load order, and the root position (after the load-time
     rule reading) that every record is packed against."""
 
-    def __cinit__(self, int width, int height, grid):
+    def __cinit__(self, int width, int height, grid, facings=()):
+        # The judge's game has no facings at load: `facings` is not read.
         cdef int x, y, cell, tile, pad = 0, n_objects, i, k
         cdef Py_ssize_t n = len(grid)
         if width < 1 or height < 1 or n != width * height:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Tuple
 
-from . import _judge, tiles
+from . import _baba, _judge, tiles
 from ._ruleset import CoreLevel
 
 __all__ = ["RuleSet", "RULE_SETS", "DEFAULT_RULES", "JUDGE_RULES", "rule_set", "core_level", "unknown_words",
@@ -27,7 +27,7 @@ class RuleSet:
     name: str
     summary: str
     words: Tuple[str, ...]                  # the property words it implements
-    make_level: Callable[..., CoreLevel]    # (width, height, grid) -> its Cython level
+    make_level: Callable[..., CoreLevel]    # (width, height, grid, facings) -> its Cython level
     reference: str                          # module:class of its pure-Python engine
 
     def reference_engine(self) -> Callable[[Any], Any]:
@@ -46,6 +46,13 @@ RULE_SETS: Dict[str, RuleSet] = {
         words=tuple(_judge.PROPERTY_BITS),
         make_level=_judge.JudgeLevel,
         reference=".reference:ReferenceSimulation",
+    ),
+    _baba.NAME: RuleSet(
+        name=_baba.NAME,
+        summary="the commercial game's rules (RULES-baba.md)",
+        words=tuple(_baba.PROPERTY_BITS),
+        make_level=_baba.GameLevel,
+        reference=".reference_baba:BabaReferenceSimulation",
     ),
 }
 
@@ -71,4 +78,4 @@ def unknown_words(rules: RuleSet, grid: Iterable[int]) -> List[str]:
 
 def core_level(level: Any) -> CoreLevel:
     """The Cython level of a `Level` under its rule set (``level.rules``)."""
-    return rule_set(level.rules).make_level(level.width, level.height, level.grid)
+    return rule_set(level.rules).make_level(level.width, level.height, level.grid, level.facings)
