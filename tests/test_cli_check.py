@@ -111,6 +111,7 @@ def test_check_json(capsys, repo_root):
     data = json.loads(out)
     assert data == {
         "level": "00",
+        "rule_set": "keke",
         "source": "argument",
         "solution": {"arrows": "8→ 1←", "keke": "rrrrrrrrl", "moves": 9},
         "won": True,

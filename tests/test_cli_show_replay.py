@@ -84,7 +84,7 @@ def test_show_json(capsys, level00, extra):
     assert isinstance(records, list)
     assert [r["step"] for r in records] == list(range(9))
     for r in records:
-        assert set(r) == {"step", "action", "objects", "texts", "rules", "won", "dead", "illegal"}
+        assert set(r) == {"rule_set", "step", "action", "objects", "texts", "rules", "won", "dead", "illegal"}
         assert r["rules"] == RULES_00
         assert r["dead"] is False and r["illegal"] is None
         for obj in r["objects"]:
