@@ -114,6 +114,56 @@ def test_read_folder_case_insensitive_names(tmp_path):
     assert level.to_text() == "B12\n.b.\nwww"
 
 
+def test_read_folder_facings(tmp_path):
+    folder = make_folder(tmp_path, "b Baba up\nB Baba text down\n  empty\nI is text\nY you text\nw wall LEFT\n")
+    level = read_folder(folder)
+    assert level.to_text() == "B12\n.b.\nwww"
+    assert level.facing_at(1, 1) == 1                       # Baba up
+    assert level.facing_at(0, 0) == 2                       # a text may be given one too
+    assert [level.facing_at(x, 2) for x in range(3)] == [3, 3, 3]
+    assert level.facing_at(1, 0) == 0 and level.facing_at(0, 1) == 0
+    assert level.facings == (2, 0, 0, 0, 1, 0, 3, 3, 3)
+
+
+def test_read_folder_without_facings_has_none(tmp_path):
+    level = read_folder(make_folder(tmp_path))
+    assert level.facings == ()
+    assert level == Level(level.name, level.width, level.height, level.grid)
+    assert level.facing_at(1, 1) == 0
+
+
+def test_a_whole_tile_name_is_never_split_for_a_facing(tmp_path):
+    # "Baba text" is a tile: its last word is part of the name, not a facing.
+    level = read_folder(make_folder(tmp_path, "B Baba text\nb Baba\n  empty\nI is text\nY you text\nw wall\n"))
+    assert level.tile_at(0, 0) == tiles.BABA_TEXT and level.facings == ()
+
+
+@pytest.mark.parametrize(
+    "line, col, needle",
+    [
+        ("b Baba upward", 8, "unknown facing 'upward' after tile name 'Baba'"),
+        ("b Baba text sideways", 13, "unknown facing 'sideways' after tile name 'Baba text'"),
+        ("b Bob up", 3, "unknown tile name 'Bob up'"),
+        ("b up", 3, "unknown tile name 'up'"),
+        ("  empty up", 9, "empty cannot have a facing"),
+    ],
+)
+def test_bad_facing_is_a_one_line_error_at_its_column(tmp_path, line, col, needle):
+    err = folder_error(tmp_path, tiles_text=f"B Baba text\n{line}\nw wall\n")
+    assert str(err).startswith(f"{tmp_path / 'lvl' / 'tiles.txt'}:2:{col}: ")
+    assert needle in str(err)
+
+
+def test_level_facings_are_checked_and_all_zero_means_none():
+    assert Level("t", 2, 1, (1, 0), (0, 0)).facings == ()
+    assert Level("t", 2, 1, (1, 0), [4, 0]).facings == (4, 0)
+    assert Level("t", 2, 1, (1, 0), (4, 0)) != Level("t", 2, 1, (1, 0))
+    with pytest.raises(ValueError):
+        Level("t", 2, 1, (1, 0), (1,))
+    with pytest.raises(ValueError):
+        Level("t", 2, 1, (1, 0), (5, 0))
+
+
 def test_missing_folder(tmp_path):
     missing = tmp_path / "nope"
     with pytest.raises(LevelError) as info:

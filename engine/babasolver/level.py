@@ -8,8 +8,9 @@ Two input formats are read:
 
 * the seed's folder format: ``tiles.txt`` holds lines ``<char> <tile name>``
   (exactly one character, one space, a tile name such as ``Baba`` or
-  ``Baba text``; names match case-insensitively) and ``content.txt`` holds the
-  grid, one character per cell (:func:`read_folder`);
+  ``Baba text``; names match case-insensitively), optionally followed by one
+  space and a facing word (``b Baba up``; up, down, left or right), and
+  ``content.txt`` holds the grid, one character per cell (:func:`read_folder`);
 * the Keke AI Competition's JSON level sets, ``{"levels": [{"id", "name",
   "author", "ascii", "solution"}, ...]}`` with maps in the Keke characters of
   RULES.md (:func:`read_keke_set`, :func:`read_keke_level`).
@@ -41,6 +42,7 @@ __all__ = [
     "load_level",
     "level_from_ascii",
     "tile_by_name",
+    "FACING_WORDS",
 ]
 
 PathLike = Union[str, "os.PathLike[str]"]
@@ -53,14 +55,27 @@ CONTENT_FILE = "content.txt"
 _EMPTY_CHARS = (" ", ".")
 
 
+#: Facing ids (as :class:`babasolver.notation.Facing`: 0 none, 1 up, 2 down,
+#: 3 left, 4 right) by the word a tiles.txt line may end with.
+FACING_WORDS: Dict[str, int] = {"up": 1, "down": 2, "left": 3, "right": 4}
+
+
 @dataclass(frozen=True)
 class Level:
-    """A level: ``height`` rows of ``width`` tile ids, row-major in ``grid``."""
+    """A level: ``height`` rows of ``width`` tile ids, row-major in ``grid``.
+
+    ``facings`` is the facing the level file gives each cell's thing, row-major
+    like ``grid`` (0 where none is given), or ``()`` when the file gives none:
+    the Keke format has no facings, and an all-zero tuple is stored as ``()``
+    so that equal levels compare equal. The commercial game's rules use them
+    (a thing without one faces right); the judge's rules ignore them.
+    """
 
     name: str
     width: int
     height: int
     grid: Tuple[int, ...]
+    facings: Tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if not isinstance(self.grid, tuple):
@@ -72,6 +87,18 @@ class Level:
                 f"grid has {len(self.grid)} cells, expected {self.width}x{self.height}"
                 f" = {self.width * self.height}"
             )
+        facings = tuple(self.facings)
+        if facings and len(facings) != len(self.grid):
+            raise ValueError(f"facings has {len(facings)} cells, expected {len(self.grid)} as the grid")
+        if any(f not in (0, *FACING_WORDS.values()) for f in facings):
+            raise ValueError("facings must be 0 (none given), 1 up, 2 down, 3 left or 4 right")
+        object.__setattr__(self, "facings", facings if any(facings) else ())
+
+    def facing_at(self, x: int, y: int) -> int:
+        """The facing the level gives the thing at (x, y), 0 if none."""
+        if not self.facings or not self.in_bounds(x, y):
+            return 0
+        return self.facings[y * self.width + x]
 
     def in_bounds(self, x: int, y: int) -> bool:
         """Whether (x, y) is a cell of the grid (x from the left, y from the top)."""
@@ -180,10 +207,10 @@ def _split_lines(text: str) -> List[str]:
 # The seed's folder format
 
 
-def _read_tiles_file(path: Path) -> Dict[str, int]:
-    """Character -> tile id, from a tiles.txt file."""
+def _read_tiles_file(path: Path) -> Dict[str, Tuple[int, int]]:
+    """Character -> (tile id, facing id or 0), from a tiles.txt file."""
     text = _read_text(path)
-    declared: Dict[str, int] = {}
+    declared: Dict[str, Tuple[int, int]] = {}
     first_line: Dict[str, int] = {}
     if text in ("", "\n", "\r\n"):
         raise LevelError("empty tiles file, expected lines '<char> <tile name>'", path)
@@ -201,16 +228,38 @@ def _read_tiles_file(path: Path) -> Dict[str, int]:
                 f"expected '<char> <tile name>' (one character, one space, a name), got {line!r}",
                 path, n, 3,
             )
-        tid = tile_by_name(name)
-        if tid is None:
-            raise LevelError(f"unknown tile name {name!r}", path, n, 3)
+        found = _tile_and_facing(name, path, n)
         if ch in declared:
             raise LevelError(
                 f"character {ch!r} declared twice (first on line {first_line[ch]})", path, n, 1
             )
-        declared[ch] = tid
+        declared[ch] = found
         first_line[ch] = n
     return declared
+
+
+def _tile_and_facing(name: str, path: Path, line: int) -> Tuple[int, int]:
+    """The tile a tiles.txt name declares, and the facing word after it if any.
+
+    A whole name that is a tile wins, so a tile whose name ends in a facing
+    word stays readable. Otherwise a last word is taken as a facing only when
+    what precedes it is a tile name (names hold spaces: ``Baba text up``).
+    """
+    tid = tile_by_name(name)
+    if tid is not None:
+        return tid, 0
+    head, _, word = name.rpartition(" ")
+    head_tid = tile_by_name(head) if head else None
+    if head_tid is None:
+        raise LevelError(f"unknown tile name {name!r}", path, line, 3)
+    col = 3 + len(head) + 1
+    facing = FACING_WORDS.get(word.casefold())
+    if facing is None:
+        raise LevelError(f"unknown facing {word!r} after tile name {head!r} (expected up, down, left or right)",
+                         path, line, col)
+    if head_tid in (tiles.EMPTY, tiles.BORDER):
+        raise LevelError(f"{tiles.NAMES[head_tid]} cannot have a facing, only objects and texts", path, line, col)
+    return head_tid, facing
 
 
 def find_level_folders(root: PathLike) -> List[Tuple[str, Path]]:
@@ -257,6 +306,7 @@ def read_folder(path: PathLike) -> Level:
     if width == 0:
         raise LevelError("first line is empty", content_path, 1, 1)
     grid: List[int] = []
+    facings: List[int] = []
     for n, line in enumerate(lines, start=1):
         if len(line) != width:
             col = min(len(line), width) + 1
@@ -265,13 +315,14 @@ def read_folder(path: PathLike) -> Level:
                 content_path, n, col,
             )
         for c, ch in enumerate(line, start=1):
-            tid = declared.get(ch)
-            if tid is None:
+            found = declared.get(ch)
+            if found is None:
                 raise LevelError(f"character {ch!r} is not declared in {TILES_FILE}", content_path, n, c)
-            grid.append(tid)
+            grid.append(found[0])
+            facings.append(found[1])
     name = folder.resolve().name or str(folder)
     _check_size(width, len(lines), content_path)
-    return Level(name=name, width=width, height=len(lines), grid=tuple(grid))
+    return Level(name=name, width=width, height=len(lines), grid=tuple(grid), facings=tuple(facings))
 
 
 # --------------------------------------------------------------------------
