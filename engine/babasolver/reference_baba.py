@@ -20,6 +20,9 @@ Where RULES-baba.md leaves a choice open, this engine decides as follows:
 * U5 and §2's rule order: rules are ordered by their first text's load
   order, a row's rule before a column's, then by the other texts' load
   order; movers are taken rule by rule, each rule's objects in creation order.
+  (The game's parser puts a chain's second rule, `B is C` of `A is B is C`,
+  after all others; only §4.9's corners and the order of transformed objects
+  could show the difference.)
 * U6: every further step of an object under several MOVE rules starts at
   pass 10, as in the 2019 scripts (§4.8).
 * U8: an object the level gives no facing faces right.
