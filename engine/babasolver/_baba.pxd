@@ -88,6 +88,7 @@ cdef class GameWorkspace(Workspace):
     cdef int* movers
     cdef uint8_t* mover_pass
     cdef uint8_t* mover_dir
+    cdef uint8_t* mover_steps       # steps left, with several MOVE rules (§4.8)
     cdef int32_t* pending           # per thing: the cell it leaves for this phase, -1 for none
     cdef uint8_t* pending_dir
     cdef int* pending_list
@@ -103,8 +104,8 @@ cdef class GameWorkspace(Workspace):
     cdef int judge(self, int start, int target, int direction) noexcept nogil
     cdef bint push_line(self, int start, int direction) noexcept nogil
     cdef void decide(self, int thing, int target, int direction) noexcept nogil
-    cdef void phase(self, int n, bint moving, bint further) noexcept nogil
-    cdef int list_movers(self, const Rules* rules, bint you, int round) noexcept nogil
+    cdef int phase(self, int n, bint moving, bint further) noexcept nogil
+    cdef int list_movers(self, const Rules* rules, bint you) noexcept nogil
     cdef bint transform(self, const Rules* rules) noexcept nogil
     cdef bint destroy(self, const Rules* rules) noexcept nogil
     cdef bint won(self, const Rules* rules) noexcept nogil

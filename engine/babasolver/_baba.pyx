@@ -24,11 +24,9 @@ PROPERTY_BITS = {
 
 cdef enum:
     NOBODY = -1
-    # Where a mover of a phase stands (§4.3): waiting for pass 0 to 4, for
-    # the one judgement a further MOVE step gets (§4.8, "pass 10"), or given
-    # up after it until a reset; done.
+    # Where a mover of a phase stands (§4.3): waiting for pass 0 to 4, or
+    # for the one judgement a further MOVE step gets (§4.8, "pass 10"); done.
     PASS_FURTHER = 10
-    PASS_AFTER_FURTHER = 11
     DONE = 255
     # Verdicts on a cell (§4.2).
     FREE = 0
@@ -390,7 +388,8 @@ cdef class GameWorkspace(Workspace):
         self.fresh_at = <int32_t*>mem.alloc(n, sizeof(int32_t))
         memset(self.fresh_at, 0xFF, n * sizeof(int32_t))
         self.doomed = <uint8_t*>mem.alloc(n, 1)
-        self.scratch = <int*>mem.alloc(n, sizeof(int))
+        self.scratch = <int*>mem.alloc(2 * n, sizeof(int))
+        self.mover_steps = <uint8_t*>mem.alloc(n, 1)
         memset(self.pending, 0xFF, n * sizeof(int32_t))
         memset(self.head, 0xFF, board.ncells * sizeof(int32_t))
         self.max_record = 16 + 10 * n
@@ -469,12 +468,15 @@ cdef class GameWorkspace(Workspace):
                 return True
             cell += delta
 
-    cdef void phase(self, int n, bint moving, bint further) noexcept nogil:
+    cdef int phase(self, int n, bint moving, bint further) noexcept nogil:
         """One movement phase of movers[:n] (§4.1-4.4), each in mover_dir:
         passes 0 to 4 with the reset rule; every decided move is applied
-        when the phase ends."""
-        cdef int m, thing, p, verdict, target, k, i, direction
-        cdef bint success, reset
+        when the phase ends. A further MOVE step (§4.8) starts at pass 10
+        and gives up when blocked, unless a reset sends it back to pass 0
+        first. The movers with steps left move again, in the order they
+        finished (moved or gave up): they are left in movers[:returned]."""
+        cdef int m, thing, p, verdict, target, k, direction, n_again = 0
+        cdef bint success
         cdef Things* pos = &self.pos
         cdef const Board* board = &self.level.board
         for m in range(n):
@@ -483,15 +485,14 @@ cdef class GameWorkspace(Workspace):
         while True:
             p = DONE
             for m in range(n):
-                if self.mover_pass[m] <= PASS_FURTHER and self.mover_pass[m] < p:
+                if self.mover_pass[m] < p:
                     p = self.mover_pass[m]
             if p == DONE:
                 break
-            reset = False
             self.n_fresh = 0
             for m in range(n):
                 if self.mover_pass[m] != p:
-                    continue
+                    continue            # waits for another pass, or a reset sent it back
                 thing = self.movers[m]
                 if p == 3 and moving:
                     # A MOVE mover turns around at once, even if it then stays.
@@ -500,22 +501,28 @@ cdef class GameWorkspace(Workspace):
                 direction = self.mover_dir[m]
                 target = pos.cell[thing] + board.delta[direction]
                 verdict = self.judge(pos.cell[thing], target, direction)
-                success = verdict == FREE or (verdict == PUSHABLE and p != 0
-                                              and self.push_line(pos.cell[thing], direction))
+                if verdict == PUSHABLE and p == 0:
+                    self.mover_pass[m] = 1
+                    continue
+                success = verdict == FREE or (verdict == PUSHABLE and self.push_line(pos.cell[thing], direction))
                 if success:
                     self.decide(thing, target, direction)
-                    self.mover_pass[m] = DONE
-                    reset = reset or p != 0
-                elif p == 0:
-                    self.mover_pass[m] = 1 if verdict == PUSHABLE else 2
-                elif p == 1 or p == 2:
+                    if p != 0:
+                        # The reset rule: everyone waiting for pass 2, 3 or 4
+                        # (or a further step's pass 10) starts again at 0.
+                        for k in range(n):
+                            if k != m and 2 <= self.mover_pass[k] <= PASS_FURTHER:
+                                self.mover_pass[k] = 0
+                elif p < 2:
+                    self.mover_pass[m] = 2
+                    continue
+                elif p == 2 or (p == 3 and moving):
                     self.mover_pass[m] = p + 1
-                elif p == 3:
-                    self.mover_pass[m] = 4 if moving else DONE
-                elif p == 4:
-                    self.mover_pass[m] = DONE
-                else:
-                    self.mover_pass[m] = PASS_AFTER_FURTHER
+                    continue
+                self.mover_pass[m] = DONE
+                if self.mover_steps[m] > 1:
+                    self.scratch[n_again] = m
+                    n_again += 1
             # Moves decided in a pass count from the next pass on (§4.1);
             # two moves of one thing: the later one (§4.4).
             for k in range(self.n_fresh):
@@ -526,11 +533,6 @@ cdef class GameWorkspace(Workspace):
                 self.pending[thing] = self.fresh[3 * k + 1]
                 self.pending_dir[thing] = <uint8_t>self.fresh[3 * k + 2]
                 self.fresh_at[thing] = NOBODY
-            if reset:
-                for m in range(n):
-                    if self.mover_pass[m] == 2 or self.mover_pass[m] == 3 or self.mover_pass[m] == 4 \
-                            or self.mover_pass[m] == PASS_AFTER_FURTHER:
-                        self.mover_pass[m] = 0
         for k in range(self.n_pending):
             thing = self.pending_list[k]
             pos.cell[thing] = <uint16_t>self.pending[thing]
@@ -539,22 +541,32 @@ cdef class GameWorkspace(Workspace):
             self.pending[thing] = NOBODY
         if self.n_pending:
             self.chain_cells()
+        # The next round: those with steps left, in the order they finished,
+        # in their facing as it is now.
+        for k in range(n_again):
+            m = self.scratch[k]
+            self.scratch[k] = self.movers[m]
+            self.scratch[n + k] = self.mover_steps[m] - 1
+        for k in range(n_again):
+            self.movers[k] = self.scratch[k]
+            self.mover_steps[k] = <uint8_t>self.scratch[n + k]
+            self.mover_dir[k] = pos.facing[self.movers[k]] - 1
+        return n_again
 
-    cdef int list_movers(self, const Rules* rules, bint you, int round) noexcept nogil:
+    cdef int list_movers(self, const Rules* rules, bint you) noexcept nogil:
         """The movers of a phase: for each YOU (or MOVE) noun in rule order,
-        its objects in creation order (§4); a MOVE noun's objects only in
-        the rounds of its rules (§4.8)."""
+        its objects in creation order (§4), a MOVE object with a step per
+        `X is move` rule (§4.8)."""
         cdef int j, i, noun, n = 0
         cdef Things* pos = &self.pos
         cdef int count = rules.n_you if you else rules.n_move
         for j in range(count):
             noun = rules.you[j] if you else rules.move[j]
-            if not you and rules.move_count[noun] <= round:
-                continue
             for i in range(pos.n):
                 if pos.alive[i] and pos.tile[i] == noun:
                     self.movers[n] = i
                     self.mover_dir[n] = pos.facing[i] - 1
+                    self.mover_steps[n] = 1 if you else rules.move_count[noun]
                     n += 1
         return n
 
@@ -717,20 +729,22 @@ cdef class GameWorkspace(Workspace):
         """One turn (§3)."""
         cdef Things* pos = &self.pos
         cdef const Rules* rules = &self.parent_rules
-        cdef int n, round, i, flags = 0
-        cdef bint texts_moved = False, texts_gone
+        cdef int n, i, flags = 0
+        cdef bint texts_moved = False, texts_gone, further
         self.child_read = False
         self.chain_cells()
         if action != WAIT:
-            n = self.list_movers(rules, True, 0)
+            n = self.list_movers(rules, True)
             for i in range(n):
                 # YOU objects face the input, whether or not they can move.
                 pos.facing[self.movers[i]] = <uint8_t>(action + 1)
                 self.mover_dir[i] = <uint8_t>action
             self.phase(n, False, False)
-        for round in range(rules.max_moves):
-            n = self.list_movers(rules, False, round)
-            self.phase(n, True, round > 0)
+        n = self.list_movers(rules, False)
+        further = False
+        while n:
+            n = self.phase(n, True, further)
+            further = True
         for i in range(self.level.board.n_base_objects, self.level.board.n_base):
             if pos.cell[i] != self.saved.cell[i]:
                 texts_moved = True
