@@ -53,6 +53,11 @@ def pytest_terminal_summary(terminalreporter) -> None:
         terminalreporter.write_line(
             f"differential test: {module.STEPS_COMPARED[0]} random action steps compared "
             "between the Cython core and the reference step")
+    module = sys.modules.get("test_baba_core")
+    if module is not None and module.TURNS_COMPARED[0]:
+        terminalreporter.write_line(
+            f"game-rules differential: {module.TURNS_COMPARED[0]} turns identical between the Cython core "
+            "and the reference engine")
     module = sys.modules.get("test_judge_differential")
     if module is not None and any(module.TURNS_COMPARED.values()):
         terminalreporter.write_line(

@@ -118,6 +118,11 @@ def test_the_core_plays_as_the_reference(seed: int):
         action = rng.choice((0, 1, 2, 3, 3, 4))
         core.step(action)
         reference.step(action)
+        if core.illegal is not None:
+            # The engine's room for things (transformations can multiply
+            # objects every turn); the reference has no such limit.
+            assert "more than the" in core.illegal and len(reference.objects()) > len(level.grid)
+            break
         TURNS_COMPARED[0] += 1
         assert view(core) == view(reference), (turn, action, level.to_text())
         # The core's `dead` prunes the search: it must never call a position
