@@ -1,9 +1,13 @@
 """What reaches the terminal from a level file is escaped, and Ctrl-C is
-one line at any moment, even while the program starts."""
+one line at any moment, even while the program starts. Hostile input
+(issue 24): every number an option takes is bounded, a solution has a
+longest length, inputs must be regular files, outputs never replace what
+is not a regular file, and write errors name the file."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -11,8 +15,9 @@ import pytest
 
 import babasolver
 from babasolver import cli
+from babasolver.app import limits
 from babasolver.errors import BabaError
-from util import make_level, run_cli as run
+from util import assert_one_line_error, make_level, run_cli as run
 
 HOSTILE = "\x1b[2J\x07bell\ud800"
 SET = {"levels": [
@@ -102,3 +107,81 @@ def test_importing_the_package_loads_nothing_heavy():
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.stdout.strip() == "['babasolver']"
+
+
+# --------------------------------------------------------------------------
+# Every number an option takes is finite and bounded (issue 24, root causes
+# 1, 3 and 4): a value out of range is a one-line usage error naming the
+# range, before any work and before any file is written.
+
+OUT_OF_RANGE = [
+    # (command and its arguments, the option's range as the message words it)
+    (["show", "rrrrrrrr", "--gif", "{tmp}/o.gif", "--delay", "nan"], "--delay: expected a finite number"),
+    (["show", "rrrrrrrr", "--gif", "{tmp}/o.gif", "--delay", "inf"], "--delay: expected a finite number"),
+    (["show", "rrrrrrrr", "--gif", "{tmp}/o.gif", "--delay", "1e300"], "--delay: must be from 0 to 60 seconds"),
+    (["show", "rrrrrrrr", "--html", "{tmp}/o.html", "--delay", "-0.5"], "--delay: must be from 0 to 60 seconds"),
+    (["show", "rrrrrrrr", "--png", "{tmp}/o.png", "--step", "-1"], "--step: must be from 0 to 1,000,000"),
+    (["show", "rrrrrrrr", "--png", "{tmp}/o.png", "--step", "1" * 5000], "--step: expected a whole number"),
+    (["solve", "--timeout", "inf"], "--timeout: expected a finite number of seconds"),
+    (["solve", "--timeout", "1e300"], "--timeout: must be more than 0 and at most 1,000,000 seconds"),
+    (["solve", "--timeout", "9" * 5000], "--timeout: expected a finite number of seconds"),
+    (["solve", "--max-states", "1e400"], "--max-states: expected a whole number"),
+    (["solve", "--max-states", "9" * 5000], "--max-states: expected a whole number"),
+    (["solve", "--threads", "2147483648"], "--threads: must be from 1 to"),
+    (["solve", "--threads", "9223372036854775808"], "--threads: must be from 1 to"),
+    (["bench", "--threads", "2147483648"], "--threads: must be from 1 to"),
+    (["bench", "--jobs", "100000"], "--jobs: must be from 1 to"),
+    (["bench", "--jobs", "-1"], "--jobs: must be from 1 to"),
+    (["bench", "--memory-limit", "1e300"], "--memory-limit: must be from 0.25 GB to the machine's memory"),
+    (["bench", "--memory-limit", "1e30"], "--memory-limit: must be from 0.25 GB to the machine's memory"),
+    (["bench", "--memory-limit", "nan"], "--memory-limit: expected a finite number of GB"),
+    (["bench", "--timeout", "1e9"], "--timeout: must be more than 0 and at most 1,000,000 seconds"),
+]
+
+
+@pytest.mark.parametrize("argv, message", OUT_OF_RANGE, ids=lambda v: " ".join(v)[:60] if isinstance(v, list) else None)
+def test_numbers_out_of_range_are_one_line_usage_errors(capsys, repo_root, tmp_path, argv, message):
+    folder = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    (folder / "solution.txt").unlink()
+    command, rest = argv[0], [a.replace("{tmp}", str(tmp_path)) for a in argv[1:]]
+    code, out, err = run(capsys, command, folder, *rest)
+    assert_one_line_error(code, out, err)
+    assert message in err and "--help" in err
+    assert len(err) < 300                    # a 5,000-digit value is quoted cut short
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["00"]
+    assert sorted(p.name for p in folder.iterdir()) == ["content.txt", "tiles.txt"]
+
+
+def test_the_bounds_themselves_are_accepted():
+    assert limits.parse_threads(str(limits.max_threads())) == limits.max_threads()
+    assert limits.parse_jobs(str(limits.max_threads())) == limits.max_threads()
+    assert limits.parse_delay("60") == 60 and limits.parse_delay("0") == 0
+    assert limits.parse_seconds("1e6") == 1e6
+    assert limits.parse_step("1000000") == 1_000_000
+    assert limits.parse_gigabytes("0.25") == 0.25
+    assert limits.parse_gigabytes(str(limits.max_gigabytes())) == limits.max_gigabytes()
+
+
+def test_the_api_takes_the_same_bounds():
+    with pytest.raises(BabaError, match="at most 1,000,000 seconds"):
+        babasolver.Limits(timeout=1e300)
+    with pytest.raises(BabaError, match="threads must be a whole number from 1 to"):
+        babasolver.solve(make_level(["B12", "b.f", "F13"]), threads=2**31)
+
+
+# --------------------------------------------------------------------------
+# A solution longer than MAX_MOVES is refused in one line before it is
+# expanded (root cause 2).
+
+
+@pytest.mark.parametrize("solution, message", [
+    ("1" * 5000 + "r", "(5000 digits) at position 1 is larger than 1000000"),
+    ("1000000r 1r", "more than 1,000,000 moves"),
+    ("999999r " * 3, "more than 1,000,000 moves"),
+])
+def test_a_solution_past_the_longest_is_refused_in_one_line(capsys, repo_root, solution, message):
+    for command in ("check", "show"):
+        code, out, err = run(capsys, command, repo_root / "levels" / "00", solution)
+        assert_one_line_error(code, out, err)
+        assert message in err and len(err) < 300

@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import List
 
-from ..app.limits import Limits, default_threads
+from ..app.limits import MIN_WORKER_GB, PER_CPU, Limits, default_threads
 from ..app.report import build_report, judge_outcomes, summarize, write_replays, write_report
 from ..app.running import LevelOutcome, run_many
 from ..app.tasks import LevelTask, load_tasks, select_ids
@@ -40,14 +40,16 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="a Keke .json level set, or a folder searched for level folders (tiles.txt + content.txt)")
     add_limit_arguments(p, many_default=True)
     p.add_argument("--jobs", type=job_count, default=1, metavar="N",
-                   help="levels run at once in worker processes (default 1: in this process; 0: one per CPU)")
+                   help="levels run at once in worker processes (default 1: in this process; 0: one per CPU;"
+                        f" at most {PER_CPU} per CPU)")
     p.add_argument("--memory-limit", type=gigabytes, default=None, metavar="GB",
                    help="address space per level: the levels run in worker processes capped at GB each"
                         " (default with --jobs 2 or more: RAM / jobs; with --jobs 1: no cap, in this"
-                        f" process); a level that needs more reports '{Status.MEMORY_LIMIT}'")
+                        f" process; at least {MIN_WORKER_GB:g}, at most the machine's memory); a level"
+                        f" that needs more reports '{Status.MEMORY_LIMIT}'")
     p.add_argument("--threads", type=thread_count, default=None, metavar="N",
                    help="threads per level with --jobs 1, as for solve (default: every CPU this process may"
-                        " use); worker processes use one each")
+                        f" use; at most {PER_CPU} per CPU); worker processes use one each")
     p.add_argument("--ids", type=_id_list, default=None, metavar="ID,ID,...", help="run only these levels")
     p.add_argument("--report", default=None, metavar="OUT.json",
                    help="also write a JSON report (Keke competition fields per level)")

@@ -10,12 +10,13 @@ from pathlib import Path
 from typing import Optional
 
 from .. import render, tiles
+from ..app import limits
 from ..app.tasks import load_one
 from ..errors import BabaError
 from ..game import Frame, Replay, replay, rule_text
 from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
-from .common import EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, safe
+from .common import EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, delay_seconds, safe, step_number
 
 
 def add_parser(subparsers: Subparsers) -> None:
@@ -44,14 +45,15 @@ def add_parser(subparsers: Subparsers) -> None:
     )
     p.add_argument(
         "--delay",
-        type=float,
+        type=delay_seconds,
         metavar="S",
         default=0.25,
-        help="seconds between animation steps, and per GIF or HTML frame (default: 0.25)",
+        help="seconds between animation steps, and per GIF or HTML frame, from 0 to"
+             f" {limits.MAX_DELAY:g} (default: 0.25)",
     )
     p.add_argument("--png", metavar="OUT.png", default=None,
                    help="draw one frame as a PNG: the level, or with SOLUTION its last frame (see --step)")
-    p.add_argument("--step", type=int, metavar="K", default=None,
+    p.add_argument("--step", type=step_number, metavar="K", default=None,
                    help="with --png: draw the frame after K steps instead")
     p.add_argument("--gif", metavar="OUT.gif", default=None,
                    help="write the replay as an animated GIF, a frame per step (the last one holds)")
@@ -131,8 +133,6 @@ def run(args: argparse.Namespace) -> int:
     if args.solution is None and not (args.json or args.png or args.gif or args.html):
         print(render_level(level, entry))
         return 0
-    if args.delay < 0:
-        raise BabaError(f"--delay must not be negative, got {args.delay:g}")
 
     actions = parse_solution(args.solution) if args.solution is not None else []
     total = len(actions)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..app.limits import DEFAULT_MAX_STATES, Limits, default_threads
+from ..app.limits import DEFAULT_MAX_STATES, PER_CPU, Limits, default_threads
 from ..app.running import LevelOutcome, run_many
 from ..app.solving import SOLUTION_FILE, solve_path
 from ..app.tasks import LevelTask, load_tasks
@@ -44,7 +44,7 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="threads that expand each batch of states (breadth-first search and its result"
                         " are the same for any N) and that run the satisficing searches side by side"
                         " (which of them finds a solution first may differ) (default: every CPU this"
-                        " process may use)")
+                        f" process may use; at most {PER_CPU} per CPU)")
     add_mode_argument(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)
