@@ -185,3 +185,186 @@ def test_a_solution_past_the_longest_is_refused_in_one_line(capsys, repo_root, s
         code, out, err = run(capsys, command, repo_root / "levels" / "00", solution)
         assert_one_line_error(code, out, err)
         assert message in err and len(err) < 300
+
+
+# --------------------------------------------------------------------------
+# Inputs must be regular files (root cause 6): a FIFO, a device or a socket
+# gets one line, never a hang. Run in a child process, so that a hang fails
+# the test instead of stopping the suite.
+
+
+def baba(*argv, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "babasolver", *map(str, argv)], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+def special_files(folder):
+    """(kind, maker) of the special files this machine lets us make."""
+    import socket
+    import stat
+
+    def fifo(path):
+        os.mkfifo(path)
+
+    def device(path):
+        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))     # a second /dev/null
+
+    def unix_socket(path):
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+
+    makers = [("FIFO", fifo), ("character device", device), ("socket", unix_socket)]
+    usable = []
+    for kind, maker in makers:
+        probe = folder / f"probe-{len(usable)}"
+        try:
+            maker(probe)
+        except (OSError, AttributeError):
+            continue                        # mknod needs root; a long path refuses a socket
+        probe.unlink()
+        usable.append((kind, maker))
+    return usable
+
+
+@pytest.fixture
+def short_tmp():
+    """A temporary folder with a short path (a socket's path is at most 107 bytes)."""
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="b24")
+    yield __import__("pathlib").Path(path)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def assert_refused_input(done, name):
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("baba: error: "), done.stderr
+    assert name in done.stderr and "not a regular file" in done.stderr
+
+
+def test_a_special_file_as_input_is_one_line(short_tmp, repo_root):
+    kinds = special_files(short_tmp)
+    assert kinds and kinds[0][0] == "FIFO"
+    for kind, make in kinds:
+        level_set = short_tmp / "set.json"
+        make(level_set)
+        for argv in (["show", level_set, "--id", "1"], ["check", level_set, "--id", "1", "r"],
+                     ["solve", level_set, "--id", "1"], ["bench", level_set], ["solve", level_set, "--all"]):
+            assert_refused_input(baba(*argv), "set.json")
+        level_set.unlink()
+        folder = short_tmp / "level"
+        shutil.copytree(repo_root / "levels" / "00", folder)
+        (folder / "content.txt").unlink()
+        make(folder / "content.txt")
+        for argv in (["show", folder], ["check", folder, "r"], ["solve", folder]):
+            assert_refused_input(baba(*argv), "content.txt")
+        # solution.txt, read by check
+        shutil.rmtree(folder)
+        shutil.copytree(repo_root / "levels" / "00", folder)
+        (folder / "solution.txt").unlink()
+        make(folder / "solution.txt")
+        assert_refused_input(baba("check", folder), "solution.txt")
+        shutil.rmtree(folder)
+
+
+def test_a_fifo_level_in_a_bench_folder_is_an_error_row_and_the_others_run(short_tmp, repo_root):
+    shutil.copytree(repo_root / "levels" / "00", short_tmp / "set" / "a")
+    shutil.copytree(repo_root / "levels" / "00", short_tmp / "set" / "b")
+    (short_tmp / "set" / "a" / "content.txt").unlink()
+    os.mkfifo(short_tmp / "set" / "a" / "content.txt")
+    done = baba("bench", short_tmp / "set", "--timeout", "5")
+    assert done.returncode == 1
+    assert "is a FIFO, not a regular file" in done.stdout
+    assert "solved" in done.stdout
+    assert (short_tmp / "set" / "a" / "content.txt").is_fifo()
+
+
+# --------------------------------------------------------------------------
+# Outputs (root cause 7): an existing target that is not a regular file is
+# refused and left as it was, before any work.
+
+
+def test_a_special_file_as_output_is_refused_and_left_alone(capsys, short_tmp, repo_root):
+    kinds = special_files(short_tmp)
+    folder = short_tmp / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    for kind, make in kinds:
+        for option in ("--png", "--gif", "--html"):
+            target = short_tmp / f"out{option[2:]}"
+            make(target)
+            code, out, err = run(capsys, "show", folder, "rrrrrrrr", option, target)
+            assert_one_line_error(code, out, err)
+            assert f"it is a {kind}, not a regular file" in err or f"it is an {kind}" in err, err
+            assert not target.is_file() and target.exists(), kind
+            target.unlink()
+        report = short_tmp / "report.json"
+        make(report)
+        code, out, err = run(capsys, "bench", folder, "--report", report)
+        assert_one_line_error(code, out, err)
+        assert "report.json" in err and out == ""
+        assert not report.is_file() and report.exists()
+        report.unlink()
+        replays = short_tmp / "replays"
+        make(replays)
+        code, out, err = run(capsys, "bench", folder, "--replays", replays)
+        assert_one_line_error(code, out, err)
+        assert "replays" in err and out == ""
+        assert not replays.is_dir() and replays.exists()
+        replays.unlink()
+        # solution.txt: neither removed before the search nor replaced after it
+        (folder / "solution.txt").unlink(missing_ok=True)
+        make(folder / "solution.txt")
+        code, out, err = run(capsys, "solve", folder)
+        assert_one_line_error(code, out, err)
+        assert "solution.txt" in err and "not a regular file" in err
+        assert (folder / "solution.txt").exists() and not (folder / "solution.txt").is_file()
+        code, out, err = run(capsys, "solve", short_tmp, "--all", "--timeout", "5")
+        assert code == 2 and "not a regular file" in err and "solution.txt" in out + err
+        assert (folder / "solution.txt").exists() and not (folder / "solution.txt").is_file()
+        (folder / "solution.txt").unlink()
+    assert sorted(p.name for p in short_tmp.iterdir()) == ["00"]
+    assert sorted(p.name for p in folder.iterdir()) == ["content.txt", "tiles.txt"]
+
+
+def test_a_file_given_as_the_replays_folder_is_refused(capsys, repo_root, tmp_path):
+    (tmp_path / "replays").write_text("mine\n", encoding="utf-8")
+    code, out, err = run(capsys, "bench", repo_root / "levels" / "00", "--replays", tmp_path / "replays")
+    assert_one_line_error(code, out, err)
+    assert "not a folder" in err
+    assert (tmp_path / "replays").read_text(encoding="utf-8") == "mine\n"
+
+
+# --------------------------------------------------------------------------
+# A full disk: the message names the file, and nothing is left behind, not
+# even an empty --replays folder.
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    import errno
+
+    from babasolver import files
+
+    def no_space(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(files.os, "fsync", no_space)
+
+
+def test_a_full_disk_names_the_file_and_leaves_nothing(capsys, repo_root, tmp_path, full_disk):
+    folder = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    (folder / "solution.txt").unlink()
+    outputs = [("show", folder, "rrrrrrrr", "--html", tmp_path / "o.html"),
+               ("bench", folder, "--report", tmp_path / "r.json"),
+               ("bench", folder, "--replays", tmp_path / "deep" / "replays"),
+               ("solve", folder)]
+    for argv in outputs:
+        code, out, err = run(capsys, *argv)
+        name = {"show": "o.html", "solve": "solution.txt"}.get(argv[0], "r.json" if "--report" in argv else ".html")
+        assert code == 2, err
+        assert err.startswith("baba: error: ") and err.count("\n") == 1, err
+        assert name in err and "No space left on device" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["00"]
+    assert sorted(p.name for p in folder.iterdir()) == ["content.txt", "tiles.txt"]

@@ -10,6 +10,7 @@ how it died).
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import pickle
 import resource
@@ -116,7 +117,8 @@ def run_level(
     folder = task.folder if write_solution else None
     if task.level is None:
         if folder is not None:
-            remove_solution(folder)
+            with contextlib.suppress(BabaError):    # the level's own error says more
+                remove_solution(folder)
         outcome.note = task.error or "the level could not be read"
         return outcome
     outcome.name = task.level.name

@@ -9,7 +9,7 @@ from typing import Optional, Tuple
 
 from .. import tiles
 from ..errors import BabaError
-from ..files import write_atomic
+from ..files import check_output, write_atomic
 from ..game import replay
 from ..level import Level
 from ..notation import to_arrows
@@ -31,9 +31,13 @@ def solution_path(folder: Path) -> Path:
 
 
 def remove_solution(folder: Path) -> None:
-    """A stale solution never survives a run that does not solve the level."""
+    """A stale solution never survives a run that does not solve the level.
+    A solution file that is not a regular file (a FIFO, a device) is
+    refused with an OutputError, and left alone: the solution would replace it."""
+    path = solution_path(folder)
+    check_output(path, "the solution")
     with contextlib.suppress(FileNotFoundError):
-        solution_path(folder).unlink()
+        path.unlink()
 
 
 def refuse_unwinnable(level: Level) -> None:
@@ -107,7 +111,8 @@ def solve_path(
         level, _ = load_one(path, level_id)
     except BabaError:
         if folder is not None:
-            remove_solution(folder)
+            with contextlib.suppress(BabaError):    # the level's own error says more
+                remove_solution(folder)
         raise
     result = solve_level(level, limits, mode=mode, threads=threads, progress=progress, folder=folder)
     written = solution_path(folder) if folder is not None and result.status == Status.SOLVED else None

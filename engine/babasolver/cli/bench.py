@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import List
 
 from ..app.limits import MIN_WORKER_GB, PER_CPU, Limits, default_threads
-from ..app.report import build_report, judge_outcomes, summarize, write_replays, write_report
+from ..app.report import (
+    build_report, check_replays_folder, check_report_target, judge_outcomes, summarize, write_replays, write_report,
+)
 from ..app.running import LevelOutcome, run_many
 from ..app.tasks import LevelTask, load_tasks, select_ids
-from ..errors import BabaError
 from ..judge import Judge
 from ..solver import SearchStats
 from ..status import Status
@@ -63,10 +64,11 @@ def add_parser(subparsers: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     tasks = select_ids(load_tasks(args.set), args.ids)
+    # The outputs are checked before the levels run, not found wanting after.
     if args.report is not None:
-        folder = Path(args.report).parent
-        if str(folder) and not folder.is_dir():
-            raise BabaError(f"{args.report}: cannot write the report: no such folder {folder}")
+        check_report_target(args.report)
+    if args.replays is not None:
+        check_replays_folder(Path(args.replays))
     judge = Judge(args.judge) if args.judge is not None else None
     limits = Limits.for_many(args.timeout, args.max_states)
     memory_limit = None if args.memory_limit is None else int(args.memory_limit * 2**30)

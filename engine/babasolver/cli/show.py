@@ -13,6 +13,7 @@ from .. import render, tiles
 from ..app import limits
 from ..app.tasks import load_one
 from ..errors import BabaError
+from ..files import check_output
 from ..game import Frame, Replay, replay, rule_text
 from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
@@ -120,6 +121,8 @@ def _write_pictures(args: argparse.Namespace, level: Level, result: "Replay") ->
     for option, path in (("--png", args.png), ("--gif", args.gif), ("--html", args.html)):
         if path is not None and not Path(path).parent.is_dir():
             raise BabaError(f"{path}: cannot write {option}: no such folder {Path(path).parent}")
+        if path is not None:
+            check_output(path, option)
     if args.png:
         render.write_png(level, frames[args.step if args.step is not None else -1], args.png)
     if args.gif:
