@@ -13,13 +13,13 @@ from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from .. import render
 from ..errors import BabaError
-from ..game import replay
 from ..files import OutputError, check_output, kind_of, write_atomic
 from ..judge import Judge
 from ..level import Level
 from ..notation import Action, to_keke
 from ..status import LIMITS, Status
 from .memory import peak_rss_mb
+from .replaying import FrameStream
 from .running import PROGRESS_EVERY, LevelOutcome, Sample
 from .tasks import LevelTask
 
@@ -98,8 +98,8 @@ def write_replays(folder: Path, tasks: Sequence[LevelTask], outcomes: Sequence[L
             if o.id in playable:
                 level, solution = playable[o.id]
                 link = _page_name(o.id, taken)
-                render.write_html(level, replay(level, solution, keep_frames=True).frames, folder / link,
-                                  title=f"{title} #{o.id}")
+                frames = FrameStream(level, solution)
+                render.write_html(level, frames, folder / link, title=f"{title} #{o.id}", count=len(frames))
                 written.append(folder / link)
             status = o.status if o.proven_shortest or not o.solved else "solved, not proven shortest"
             rows.append((o.id, status, o.moves, link))
