@@ -213,7 +213,8 @@ def test_solve_json(capsys, repo_root, tmp_path):
     code, out, _ = run(capsys, "solve", folder, "--json")
     assert code == 0
     data = json.loads(out)
-    assert set(data) == {"level", "status", "proven_shortest", "lower_bound", "limit", "solution", "stats"}
+    assert set(data) == {"level", "status", "proven_shortest", "lower_bound", "limit", "solution", "best_so_far",
+                         "stats"}
     assert data["level"] == "00"
     assert data["status"] == "solved"
     assert data["proven_shortest"] is True and data["lower_bound"] == 8 and data["limit"] is None

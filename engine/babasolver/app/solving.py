@@ -75,7 +75,8 @@ def solve_level(
     """Search `level` within `limits`. A solution is replayed before it is
     returned; one that does not win is reported with status WRONG (a bug).
     With `folder`, its solution file is deleted first and written again
-    when the level is solved. Raises BabaError for a level that cannot be
+    when the level is solved. After Ctrl-C (status INTERRUPTED) `solution`
+    is the best found so far, if any, and nothing is written. Raises BabaError for a level that cannot be
     won or bad arguments."""
     check_mode(mode)
     threads = check_threads(threads)
@@ -90,6 +91,11 @@ def solve_level(
             result.status, result.note = Status.WRONG, problem
         elif folder is not None:
             write_atomic(solution_path(folder), (to_arrows(result.solution) + "\n").encode("utf-8"))
+    elif result.status == Status.INTERRUPTED and result.solution is not None:
+        # The best solution so far is shown, never written: the search did not finish.
+        problem = why_not_a_win(level, result.solution)
+        if problem is not None:
+            result.solution, result.note = None, problem
     return result
 
 

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
                                    threads=threads,
                                    on_done=on_done, on_progress=on_progress if line.enabled else None)
     line.clear()
-    if judge is not None:
+    if judge is not None and completed:       # after Ctrl-C, stop now: no judge
         judge_outcomes(judge, tasks, outcomes)
     summary = summarize(outcomes, wall_time=time.perf_counter() - started, completed=completed)
 
@@ -116,8 +116,8 @@ def run(args: argparse.Namespace) -> int:
                          f" {len(summary.judge_rejected_ids)} were rejected by the judge and"
                          f" {summary.errors} level(s) could not be run: "
                          f"{', '.join(safe(i) for i in summary.wrong_ids + summary.judge_rejected_ids + summary.error_ids)}\n")
-        return EXIT_NO
     if not completed:
-        sys.stderr.write("baba bench: interrupted\n")
+        sys.stderr.write("baba bench: interrupted\n" if judge is None else
+                         "baba bench: interrupted (the judge did not run)\n")
         return EXIT_INTERRUPTED
-    return EXIT_OK
+    return EXIT_NO if summary.wrong or summary.errors or summary.judge_rejected_ids else EXIT_OK

@@ -90,6 +90,9 @@ def explain(result: SearchResult, limits: Limits) -> str:
         return (f"time limit hit (--timeout {limits.timeout:g}): no solution within "
                 f"{_seconds(result.stats.elapsed)}; the level may still be solvable ({bound})")
     if status == Status.INTERRUPTED:
+        if result.solution is not None:
+            return (f"interrupted (Ctrl-C): best solution so far {len(result.solution)} moves, not proven"
+                    f" shortest ({bound}), not written; counters so far below")
         return "interrupted (Ctrl-C): stopped before a solution was found; counters so far below"
     return f"{status}: {result.note}"
 
@@ -99,6 +102,11 @@ def _progress_text(stats: SearchStats) -> str:
         return f"satisficing: {best_so_far(stats.best)}  {count(stats.unique)} states  {stats.elapsed:.1f} s"
     return (f"depth {stats.depth}  {count(stats.unique)} unique states  "
             f"{count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s")
+
+
+def _best_so_far(result: SearchResult) -> Optional[Sequence[Action]]:
+    """The solution of a search stopped by Ctrl-C, if it had found one."""
+    return result.solution if result.status == Status.INTERRUPTED else None
 
 
 def _exit_code(status: str) -> int:
@@ -120,11 +128,15 @@ def run(args: argparse.Namespace) -> int:
         dump_json({
             "level": level.name, "status": result.status, "proven_shortest": result.proven_shortest,
             "lower_bound": result.lower_bound, "limit": result.limit,
-            "solution": solution_json(result.solution), "stats": stats_json(result.stats),
+            "solution": solution_json(result.solution if result.status != Status.INTERRUPTED else None),
+            "best_so_far": solution_json(_best_so_far(result)), "stats": stats_json(result.stats),
         })
         return _exit_code(result.status)
     rows: List[Tuple[str, str]] = [("level", safe(level.name)), ("status", explain(result, limits))]
-    if result.solution is not None:
+    best = _best_so_far(result)
+    if best is not None:
+        rows += [("best so far", to_arrows(best)), ("keke", to_keke(best))]
+    elif result.solution is not None:
         rows += [("solution", to_arrows(result.solution)), ("keke", to_keke(result.solution))]
         if written is not None:
             rows.append(("written", str(written)))
@@ -157,6 +169,7 @@ def _record(o: LevelOutcome) -> Dict[str, Any]:
         "id": o.id, "level": o.name or None, "status": o.status,
         "proven_shortest": o.proven_shortest, "lower_bound": o.lower_bound, "limit": o.limit,
         "solution": solution_json(o.solution if o.solved else None),
+        "best_so_far": solution_json(o.solution if o.status == Status.INTERRUPTED else None),
         "stats": None if o.status == Status.ERROR else {
             "expanded": o.expanded, "generated": o.generated, "unique": o.unique, "dead_ends": o.dead_ends,
             "depth": o.depth, "peak_frontier": o.peak_frontier, "elapsed": round(o.elapsed, 6),
