@@ -1,9 +1,13 @@
 """What reaches the terminal from a level file is escaped, and Ctrl-C is
-one line at any moment, even while the program starts."""
+one line at any moment, even while the program starts. Hostile input
+(issue 24): every number an option takes is bounded, a solution has a
+longest length, inputs must be regular files, outputs never replace what
+is not a regular file, and write errors name the file."""
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -11,8 +15,9 @@ import pytest
 
 import babasolver
 from babasolver import cli
+from babasolver.app import limits
 from babasolver.errors import BabaError
-from util import make_level, run_cli as run
+from util import assert_one_line_error, make_level, run_cli as run
 
 HOSTILE = "\x1b[2J\x07bell\ud800"
 SET = {"levels": [
@@ -102,3 +107,264 @@ def test_importing_the_package_loads_nothing_heavy():
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.stdout.strip() == "['babasolver']"
+
+
+# --------------------------------------------------------------------------
+# Every number an option takes is finite and bounded (issue 24, root causes
+# 1, 3 and 4): a value out of range is a one-line usage error naming the
+# range, before any work and before any file is written.
+
+OUT_OF_RANGE = [
+    # (command and its arguments, the option's range as the message words it)
+    (["show", "rrrrrrrr", "--gif", "{tmp}/o.gif", "--delay", "nan"], "--delay: expected a finite number"),
+    (["show", "rrrrrrrr", "--gif", "{tmp}/o.gif", "--delay", "inf"], "--delay: expected a finite number"),
+    (["show", "rrrrrrrr", "--gif", "{tmp}/o.gif", "--delay", "1e300"], "--delay: must be from 0 to 60 seconds"),
+    (["show", "rrrrrrrr", "--html", "{tmp}/o.html", "--delay", "-0.5"], "--delay: must be from 0 to 60 seconds"),
+    (["show", "rrrrrrrr", "--png", "{tmp}/o.png", "--step", "-1"], "--step: must be from 0 to 1,000,000"),
+    (["show", "rrrrrrrr", "--png", "{tmp}/o.png", "--step", "1" * 5000], "--step: expected a whole number"),
+    (["solve", "--timeout", "inf"], "--timeout: expected a finite number of seconds"),
+    (["solve", "--timeout", "1e300"], "--timeout: must be more than 0 and at most 1,000,000 seconds"),
+    (["solve", "--timeout", "9" * 5000], "--timeout: expected a finite number of seconds"),
+    (["solve", "--max-states", "1e400"], "--max-states: expected a whole number"),
+    (["solve", "--max-states", "9" * 5000], "--max-states: expected a whole number"),
+    (["solve", "--threads", "2147483648"], "--threads: must be from 1 to"),
+    (["solve", "--threads", "9223372036854775808"], "--threads: must be from 1 to"),
+    (["bench", "--threads", "2147483648"], "--threads: must be from 1 to"),
+    (["bench", "--jobs", "100000"], "--jobs: must be from 1 to"),
+    (["bench", "--jobs", "-1"], "--jobs: must be from 1 to"),
+    (["bench", "--memory-limit", "1e300"], "--memory-limit: must be from 0.25 GB to the machine's memory"),
+    (["bench", "--memory-limit", "1e30"], "--memory-limit: must be from 0.25 GB to the machine's memory"),
+    (["bench", "--memory-limit", "nan"], "--memory-limit: expected a finite number of GB"),
+    (["bench", "--timeout", "1e9"], "--timeout: must be more than 0 and at most 1,000,000 seconds"),
+]
+
+
+@pytest.mark.parametrize("argv, message", OUT_OF_RANGE, ids=lambda v: " ".join(v)[:60] if isinstance(v, list) else None)
+def test_numbers_out_of_range_are_one_line_usage_errors(capsys, repo_root, tmp_path, argv, message):
+    folder = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    (folder / "solution.txt").unlink()
+    command, rest = argv[0], [a.replace("{tmp}", str(tmp_path)) for a in argv[1:]]
+    code, out, err = run(capsys, command, folder, *rest)
+    assert_one_line_error(code, out, err)
+    assert message in err and "--help" in err
+    assert len(err) < 300                    # a 5,000-digit value is quoted cut short
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["00"]
+    assert sorted(p.name for p in folder.iterdir()) == ["content.txt", "tiles.txt"]
+
+
+def test_the_bounds_themselves_are_accepted():
+    assert limits.parse_threads(str(limits.max_threads())) == limits.max_threads()
+    assert limits.parse_jobs(str(limits.max_threads())) == limits.max_threads()
+    assert limits.parse_delay("60") == 60 and limits.parse_delay("0") == 0
+    assert limits.parse_seconds("1e6") == 1e6
+    assert limits.parse_step("1000000") == 1_000_000
+    assert limits.parse_gigabytes("0.25") == 0.25
+    assert limits.parse_gigabytes(str(limits.max_gigabytes())) == limits.max_gigabytes()
+
+
+def test_the_api_takes_the_same_bounds():
+    with pytest.raises(BabaError, match="at most 1,000,000 seconds"):
+        babasolver.Limits(timeout=1e300)
+    with pytest.raises(BabaError, match="threads must be a whole number from 1 to"):
+        babasolver.solve(make_level(["B12", "b.f", "F13"]), threads=2**31)
+
+
+# --------------------------------------------------------------------------
+# A solution longer than MAX_MOVES is refused in one line before it is
+# expanded (root cause 2).
+
+
+@pytest.mark.parametrize("solution, message", [
+    ("1" * 5000 + "r", "(5000 digits) at position 1 is larger than 1000000"),
+    ("1000000r 1r", "more than 1,000,000 moves"),
+    ("999999r " * 3, "more than 1,000,000 moves"),
+])
+def test_a_solution_past_the_longest_is_refused_in_one_line(capsys, repo_root, solution, message):
+    for command in ("check", "show"):
+        code, out, err = run(capsys, command, repo_root / "levels" / "00", solution)
+        assert_one_line_error(code, out, err)
+        assert message in err and len(err) < 300
+
+
+# --------------------------------------------------------------------------
+# Inputs must be regular files (root cause 6): a FIFO, a device or a socket
+# gets one line, never a hang. Run in a child process, so that a hang fails
+# the test instead of stopping the suite.
+
+
+def baba(*argv, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "babasolver", *map(str, argv)], capture_output=True, text=True,
+                          timeout=timeout, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+
+
+def special_files(folder):
+    """(kind, maker) of the special files this machine lets us make."""
+    import socket
+    import stat
+
+    def fifo(path):
+        os.mkfifo(path)
+
+    def device(path):
+        os.mknod(path, stat.S_IFCHR | 0o600, os.makedev(1, 3))     # a second /dev/null
+
+    def unix_socket(path):
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(path))
+        sock.close()
+
+    makers = [("FIFO", fifo), ("character device", device), ("socket", unix_socket)]
+    usable = []
+    for kind, maker in makers:
+        probe = folder / f"probe-{len(usable)}"
+        try:
+            maker(probe)
+        except (OSError, AttributeError):
+            continue                        # mknod needs root; a long path refuses a socket
+        probe.unlink()
+        usable.append((kind, maker))
+    return usable
+
+
+@pytest.fixture
+def short_tmp():
+    """A temporary folder with a short path (a socket's path is at most 107 bytes)."""
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix="b24")
+    yield __import__("pathlib").Path(path)
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def assert_refused_input(done, name):
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("baba: error: "), done.stderr
+    assert name in done.stderr and "not a regular file" in done.stderr
+
+
+def test_a_special_file_as_input_is_one_line(short_tmp, repo_root):
+    kinds = special_files(short_tmp)
+    assert kinds and kinds[0][0] == "FIFO"
+    for kind, make in kinds:
+        level_set = short_tmp / "set.json"
+        make(level_set)
+        for argv in (["show", level_set, "--id", "1"], ["check", level_set, "--id", "1", "r"],
+                     ["solve", level_set, "--id", "1"], ["bench", level_set], ["solve", level_set, "--all"]):
+            assert_refused_input(baba(*argv), "set.json")
+        level_set.unlink()
+        folder = short_tmp / "level"
+        shutil.copytree(repo_root / "levels" / "00", folder)
+        (folder / "content.txt").unlink()
+        make(folder / "content.txt")
+        for argv in (["show", folder], ["check", folder, "r"], ["solve", folder]):
+            assert_refused_input(baba(*argv), "content.txt")
+        # solution.txt, read by check
+        shutil.rmtree(folder)
+        shutil.copytree(repo_root / "levels" / "00", folder)
+        (folder / "solution.txt").unlink()
+        make(folder / "solution.txt")
+        assert_refused_input(baba("check", folder), "solution.txt")
+        shutil.rmtree(folder)
+
+
+def test_a_fifo_level_in_a_bench_folder_is_an_error_row_and_the_others_run(short_tmp, repo_root):
+    shutil.copytree(repo_root / "levels" / "00", short_tmp / "set" / "a")
+    shutil.copytree(repo_root / "levels" / "00", short_tmp / "set" / "b")
+    (short_tmp / "set" / "a" / "content.txt").unlink()
+    os.mkfifo(short_tmp / "set" / "a" / "content.txt")
+    done = baba("bench", short_tmp / "set", "--timeout", "5")
+    assert done.returncode == 1
+    assert "is a FIFO, not a regular file" in done.stdout
+    assert "solved" in done.stdout
+    assert (short_tmp / "set" / "a" / "content.txt").is_fifo()
+
+
+# --------------------------------------------------------------------------
+# Outputs (root cause 7): an existing target that is not a regular file is
+# refused and left as it was, before any work.
+
+
+def test_a_special_file_as_output_is_refused_and_left_alone(capsys, short_tmp, repo_root):
+    kinds = special_files(short_tmp)
+    folder = short_tmp / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    for kind, make in kinds:
+        for option in ("--png", "--gif", "--html"):
+            target = short_tmp / f"out{option[2:]}"
+            make(target)
+            code, out, err = run(capsys, "show", folder, "rrrrrrrr", option, target)
+            assert_one_line_error(code, out, err)
+            assert f"it is a {kind}, not a regular file" in err or f"it is an {kind}" in err, err
+            assert not target.is_file() and target.exists(), kind
+            target.unlink()
+        report = short_tmp / "report.json"
+        make(report)
+        code, out, err = run(capsys, "bench", folder, "--report", report)
+        assert_one_line_error(code, out, err)
+        assert "report.json" in err and out == ""
+        assert not report.is_file() and report.exists()
+        report.unlink()
+        replays = short_tmp / "replays"
+        make(replays)
+        code, out, err = run(capsys, "bench", folder, "--replays", replays)
+        assert_one_line_error(code, out, err)
+        assert "replays" in err and out == ""
+        assert not replays.is_dir() and replays.exists()
+        replays.unlink()
+        # solution.txt: neither removed before the search nor replaced after it
+        (folder / "solution.txt").unlink(missing_ok=True)
+        make(folder / "solution.txt")
+        code, out, err = run(capsys, "solve", folder)
+        assert_one_line_error(code, out, err)
+        assert "solution.txt" in err and "not a regular file" in err
+        assert (folder / "solution.txt").exists() and not (folder / "solution.txt").is_file()
+        code, out, err = run(capsys, "solve", short_tmp, "--all", "--timeout", "5")
+        assert code == 2 and "not a regular file" in err and "solution.txt" in out + err
+        assert (folder / "solution.txt").exists() and not (folder / "solution.txt").is_file()
+        (folder / "solution.txt").unlink()
+    assert sorted(p.name for p in short_tmp.iterdir()) == ["00"]
+    assert sorted(p.name for p in folder.iterdir()) == ["content.txt", "tiles.txt"]
+
+
+def test_a_file_given_as_the_replays_folder_is_refused(capsys, repo_root, tmp_path):
+    (tmp_path / "replays").write_text("mine\n", encoding="utf-8")
+    code, out, err = run(capsys, "bench", repo_root / "levels" / "00", "--replays", tmp_path / "replays")
+    assert_one_line_error(code, out, err)
+    assert "not a folder" in err
+    assert (tmp_path / "replays").read_text(encoding="utf-8") == "mine\n"
+
+
+# --------------------------------------------------------------------------
+# A full disk: the message names the file, and nothing is left behind, not
+# even an empty --replays folder.
+
+
+@pytest.fixture
+def full_disk(monkeypatch):
+    import errno
+
+    from babasolver import files
+
+    def no_space(fd):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(files.os, "fsync", no_space)
+
+
+def test_a_full_disk_names_the_file_and_leaves_nothing(capsys, repo_root, tmp_path, full_disk):
+    folder = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    (folder / "solution.txt").unlink()
+    outputs = [("show", folder, "rrrrrrrr", "--html", tmp_path / "o.html"),
+               ("bench", folder, "--report", tmp_path / "r.json"),
+               ("bench", folder, "--replays", tmp_path / "deep" / "replays"),
+               ("solve", folder)]
+    for argv in outputs:
+        code, out, err = run(capsys, *argv)
+        name = {"show": "o.html", "solve": "solution.txt"}.get(argv[0], "r.json" if "--report" in argv else ".html")
+        assert code == 2, err
+        assert err.startswith("baba: error: ") and err.count("\n") == 1, err
+        assert name in err and "No space left on device" in err, err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["00"]
+    assert sorted(p.name for p in folder.iterdir()) == ["content.txt", "tiles.txt"]

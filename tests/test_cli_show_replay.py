@@ -10,6 +10,7 @@ import pytest
 
 from babasolver import cli
 from babasolver.cli import show as cli_show
+from babasolver.level import load_level
 from util import run_cli as run, assert_one_line_error
 
 FACINGS = {"none", "up", "down", "left", "right"}
@@ -195,3 +196,60 @@ def test_show_replay_unknown_id(capsys, keke_sets):
     code, out, err = run(capsys, "show", keke_sets["demo"], "--id", "nope", "rr")
     assert_one_line_error(code, out, err)
     assert "no level with id 'nope'" in err
+
+
+# --------------------------------------------------------------------------
+# Replays stream (issue 24, root cause 5): show holds one frame at a time,
+# and a GIF or a page that would pass its stated size is refused in one line.
+
+
+class _Null:
+    def write(self, text):
+        return len(text)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return False
+
+
+@pytest.mark.parametrize("mode", [["--json"], ["--frames"]])
+def test_a_long_replay_is_printed_a_frame_at_a_time(monkeypatch, level00, mode):
+    import tracemalloc
+
+    monkeypatch.setattr(sys, "stdout", _Null())
+    tracemalloc.start()
+    try:
+        code = cli.main(["show", str(level00), "3000↑", *mode])
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert code == 1            # it does not win
+    # Every frame kept would be some 10 MB (3,000 frames of 30 objects and 12 texts).
+    assert peak < 3_000_000, peak
+
+
+def test_the_frames_of_a_stream_are_the_frames_of_a_replay(level00):
+    from babasolver.app.replaying import FrameStream
+    from babasolver.game import replay
+    from babasolver.notation import parse_solution
+
+    for keke in ("", "rrsuudrrrrrr", "rrrrrrrrrrrr", "uuuuuuuuu"):
+        actions = parse_solution(keke)
+        kept = replay(load_level(level00), actions, keep_frames=True)
+        stream = FrameStream(load_level(level00), actions)
+        assert list(stream) == kept.frames and len(stream) == len(kept.frames)
+        assert [stream.frame(k) for k in range(len(stream))] == kept.frames
+        assert stream.result.summary(len(actions)) == kept.summary(len(actions))
+
+
+@pytest.mark.parametrize("option, name, message", [
+    ("--gif", "o.gif", "would pass the 134,217,728 pixels a GIF may hold"),
+    ("--html", "o.html", "the replay page would pass 64 MiB"),
+])
+def test_a_picture_past_its_size_is_refused_in_one_line(capsys, level00, tmp_path, option, name, message):
+    code, out, err = run(capsys, "show", level00, "1000000↑", option, tmp_path / name)
+    assert_one_line_error(code, out, err)
+    assert message in err and name in err
+    assert list(tmp_path.iterdir()) == []

@@ -214,6 +214,7 @@ def test_solve_json(capsys, repo_root, tmp_path):
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"level", "rule_set", "status", "proven_shortest", "lower_bound", "limit", "solution",
+                         "best_so_far",
                          "stats"}
     assert data["level"] == "00"
     assert data["status"] == "solved"
@@ -359,11 +360,11 @@ def test_solve_set_without_id(capsys, keke_sets):
 @pytest.mark.parametrize(
     "argv, message",
     [
-        (["--timeout", "0"], "argument --timeout: must be more than 0 seconds"),
+        (["--timeout", "0"], "argument --timeout: must be more than 0 and at most 1,000,000 seconds"),
         (["--max-states", "0"], "argument --max-states: must be at least 1"),
         (["--max-states", "2.5"], "argument --max-states: expected a whole number"),
         (["--max-states", "100000000"], "argument --max-states: the visited store holds at most 67,108,862 states"),
-        (["--threads", "0"], "argument --threads: must be at least 1"),
+        (["--threads", "0"], "argument --threads: must be from 1 to"),
         (["--all", "--id", "1"], "--id selects one level"),
     ],
 )

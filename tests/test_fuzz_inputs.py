@@ -1,4 +1,6 @@
-"""Mutated level files: every one loads, or fails with one clean error.
+"""Mutated level files: every one loads, or fails with one clean error;
+and hostile command lines: every numeric option in and out of range,
+solutions of every shape, special files as inputs and outputs.
 
 Seeded, so a failure reproduces. Thousands of mutations go through the
 loaders; a sample goes through the `baba` entry point, which must answer
@@ -143,3 +145,127 @@ def test_mutated_level_folders_through_the_command_line(capsys, tmp_path):
         assert "Traceback" not in err
         if code == 2:
             assert err.count("\n") == 1 and err.startswith("baba: error: "), err
+
+
+# --------------------------------------------------------------------------
+# Hostile command lines (issue 24): every command with solutions and every
+# numeric option drawn from in range, at the bounds and far out of them,
+# over both level formats and over special files. Each answers with an
+# exit status and, for bad input, one line; no file outside the run's
+# outputs changes, and a FIFO is neither read nor replaced.
+
+HOSTILE_NUMBERS = ["nan", "NaN", "inf", "-inf", "Infinity", "1e300", "-1e300", "1e-300", "0", "-0", "-1", "0.5",
+                   "1" * 5000, "9" * 20, "0x10", "1_000", " 5 ", "", "\u0663", "1e400", "2147483648",
+                   "9223372036854775808", "-9223372036854775809", "+3", "1e3", "\x00", "5\n", "1e6", "1000001"]
+SOLUTION_PARTS = ["r", "l", "u", "d", "s", "R", "→", "←", "↑", "↓", "^", "v", "<", ">", " ", ",", "3r", "12→",
+                  "1000000r", "999999l", "0r", "1" * 5000 + "r", "0" * 300 + "2u", "x", "\ud800", "\x1b[2J",
+                  "\n", "7", "⇒", "1000000", "rrrrrrrr"]
+
+
+def in_range(rng: random.Random, option: str) -> str:
+    """A value the option accepts (kept small where a large one costs time)."""
+    from babasolver.app import limits
+
+    if option == "--timeout":
+        return rng.choice([f"{rng.uniform(0.05, 1):.3f}", "1e6", "2"])
+    if option == "--max-states":
+        return rng.choice([str(rng.randint(1, 10**6)), "67108862", "2e7", "20_000_000"])
+    if option == "--threads":
+        return str(rng.randint(1, limits.max_threads()))
+    if option == "--jobs":
+        return rng.choice(["1", "1", "1", "0", str(limits.max_threads())])
+    if option == "--memory-limit":
+        return rng.choice(["0.25", f"{limits.max_gigabytes():.3f}", "1"])
+    if option == "--delay":
+        return rng.choice(["0", "0.01", "60"])
+    if option == "--step":
+        return rng.choice(["0", "1", "3", "8", "1000000"])
+    raise AssertionError(option)
+
+
+NUMERIC = {
+    "solve": ["--timeout", "--max-states", "--threads"],
+    "bench": ["--timeout", "--max-states", "--threads", "--jobs", "--memory-limit"],
+    "show": ["--delay", "--step"],
+    "check": [],
+}
+
+
+def hostile_command(rng: random.Random, places: dict) -> list:
+    """One command line: a command, a level (folder, set, FIFO, missing),
+    a solution, outputs, and numeric options in and out of range."""
+    command = rng.choice(["solve", "solve", "check", "show", "show", "bench"])
+    level = rng.choice(["folder", "folder", "set", "set", "fifo", "missing", "file"])
+    argv = [command, places[level]]
+    if level == "set" and rng.random() < 0.8 and command != "bench":
+        argv += ["--id", rng.choice(["1", "two", "7", "1" * 5000, "\ud800"])]
+    if command in ("check", "show") and rng.random() < 0.8:
+        argv.append("".join(rng.choice(SOLUTION_PARTS) for _ in range(rng.randint(0, 6))))
+    if command == "show":
+        for option, name in (("--png", "o.png"), ("--gif", "o.gif"), ("--html", "o.html")):
+            if rng.random() < 0.2:
+                argv += [option, rng.choice([places["out"] / name, places["out"] / name, places["fifo_out"]])]
+        if rng.random() < 0.2:
+            argv.append(rng.choice(["--json", "--frames"]))
+    if command == "bench":
+        if rng.random() < 0.2:
+            argv += ["--report", rng.choice([places["out"] / "r.json", places["fifo_out"]])]
+        if rng.random() < 0.2:
+            argv += ["--replays", rng.choice([places["out"] / "replays", places["fifo_out"]])]
+    if command == "solve" and rng.random() < 0.3:
+        argv.append("--all")
+    if command in ("solve", "bench") and rng.random() < 0.3:
+        argv += ["--mode", rng.choice(["both", "fast", "shortest", "quick", ""])]
+    for option in NUMERIC[command]:
+        if rng.random() < 0.4:
+            value = in_range(rng, option) if rng.random() < 0.5 else rng.choice(HOSTILE_NUMBERS)
+            argv += [option, value]
+    if command in ("solve", "bench") and "--timeout" not in argv:
+        argv += ["--timeout", "2"]
+    if command == "bench" and rng.random() < 0.7 and ("--jobs" in argv or "--memory-limit" in argv):
+        # Worker processes take a second to start: most such runs go in process.
+        for option in ("--jobs", "--memory-limit"):
+            if option in argv:
+                at = argv.index(option)
+                del argv[at:at + 2]
+    return [str(a) for a in argv]
+
+
+def make_places(root) -> dict:
+    import os
+    import shutil
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parent.parent
+    (root / "out").mkdir()
+    shutil.copytree(repo / "levels" / "00", root / "levels" / "00")
+    level_set = root / "set.json"
+    level_set.write_text(json.dumps(SET), encoding="utf-8")
+    os.mkfifo(root / "in.json")
+    os.mkfifo(root / "out.fifo")
+    (root / "notes.txt").write_text("not a level\n", encoding="utf-8")
+    return {"folder": root / "levels" / "00", "set": level_set, "fifo": root / "in.json",
+            "missing": root / "nowhere", "file": root / "notes.txt", "out": root / "out",
+            "fifo_out": root / "out.fifo"}
+
+
+def check_answer(argv: list, code: int, err: str, root) -> None:
+    assert code in (0, 1, 2), (argv, code, err)
+    assert "Traceback" not in err, (argv, err)
+    for line in err.splitlines():
+        assert line.startswith(("baba: error: ", "baba bench: ")), (argv, err)
+    if code == 2:
+        assert err.startswith("baba: error: "), (argv, err)
+    assert (root / "in.json").is_fifo() and (root / "out.fifo").is_fifo(), argv
+    leftovers = [p for p in root.rglob("*.tmp")]
+    assert not leftovers, (argv, leftovers)
+
+
+def test_hostile_command_lines(capsys, tmp_path):
+    rng = random.Random(24)
+    places = make_places(tmp_path)
+    for _ in range(300):
+        argv = hostile_command(rng, places)
+        code = cli.main(argv)
+        _, err = capsys.readouterr()
+        check_answer(argv, code, err, tmp_path)

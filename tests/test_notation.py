@@ -109,3 +109,14 @@ def test_parse_count_errors():
         parse_solution("0r")
     with pytest.raises(BabaError, match="larger than"):
         parse_solution("99999999999r")
+
+
+def test_a_solution_has_at_most_max_moves():
+    from babasolver.notation import MAX_MOVES, Action
+
+    assert len(parse_solution(f"{MAX_MOVES}r")) == MAX_MOVES
+    assert parse_solution("0" * 5000 + "2r") == [Action.RIGHT] * 2     # leading zeros are no digits
+    with pytest.raises(BabaError, match="more than 1,000,000 moves .* at position 9"):
+        parse_solution("999999r 2l")
+    with pytest.raises(BabaError, match=r"count 99999999999999999\.\.\. \(4301 digits\) at position 2"):
+        parse_solution("r" + "9" * 4301 + "r")

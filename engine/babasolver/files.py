@@ -1,32 +1,114 @@
-"""Writing files so that readers see the old file or the whole new one."""
+"""The files the program reads and writes: only regular files (and folders
+of them), and writes that readers see as the old file or the whole new one.
+
+Opening a FIFO blocks until a writer comes, and a device never ends; so
+an input that is neither a regular file nor a folder is refused in one
+line before it is opened. An output is written to a temporary file and
+renamed into place, and a rename replaces whatever the name held: so an
+existing target that is not a regular file (a FIFO, a device such as
+/dev/null, a socket, a folder) is refused, never replaced.
+"""
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from pathlib import Path
+from typing import Iterable, Iterator, Optional, Union
 
-__all__ = ["write_atomic"]
+from .errors import BabaError
+
+__all__ = ["OutputError", "check_input", "check_output", "write_atomic", "write_atomic_chunks", "kind_of"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+_KINDS = ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+          (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder"))
 
 
-def write_atomic(path: "os.PathLike[str] | str", data: bytes) -> None:
-    """Write `data` to a temporary file in the same folder, flush it to disk
-    and rename it over `path`; on any failure the temporary file is removed,
-    so nothing partial is left behind. The file gets the usual permissions
-    (0666 less the umask), not mkstemp's 0600."""
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+class OutputError(BabaError):
+    """An output cannot be written; the message names the file."""
+
+
+def kind_of(path: PathLike) -> Optional[str]:
+    """None for a regular file or a path that does not exist (or cannot be
+    looked at: the open that follows words that); else what it is, e.g.
+    "a FIFO". Symbolic links are followed."""
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return next((name for test, name in _KINDS if test(mode)), "not a regular file")
+
+
+def check_input(path: PathLike, folders: bool = True) -> None:
+    """Raise BabaError unless `path` is a regular file, a folder (when
+    `folders`) or absent (its reader then says so)."""
+    kind = kind_of(path)
+    if kind is None or (folders and kind == "a folder"):
+        return
+    raise BabaError(f"{os.fspath(path)}: is {kind}, not a regular file; levels and solutions are read"
+                    " from regular files only")
+
+
+def check_output(path: PathLike, what: str = "") -> None:
+    """Raise OutputError when `path` exists and is not a regular file: the
+    write would replace it."""
+    kind = kind_of(path)
+    if kind is not None:
+        where = f" {what}" if what else ""
+        raise OutputError(f"{os.fspath(path)}: cannot write{where}: it is {kind}, not a regular file,"
+                          " and would be replaced")
+
+
+def _failed(target: Path, e: OSError) -> OutputError:
+    return OutputError(f"{target}: cannot write: {e.strerror or e}")
+
+
+@contextlib.contextmanager
+def _temporary(target: Path) -> Iterator["tuple[int, str]"]:
+    folder = target.parent if str(target.parent) else Path(".")
+    check_output(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise _failed(target, e) from None
+    try:
+        yield fd, tmp
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
+        # The name may have become a FIFO or a device while we wrote.
+        check_output(target)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise _failed(target, e) from None
         raise
+
+
+def write_atomic_chunks(path: PathLike, chunks: Iterable[bytes]) -> None:
+    """Write the chunks, as they come, to a temporary file in the same
+    folder, flush it to disk and rename it over `path`. On any failure
+    (a chunk's producer may raise too) the temporary file is removed, so
+    nothing partial is left behind, and an OSError becomes an OutputError
+    naming `path`. The file gets the usual permissions (0666 less the
+    umask), not mkstemp's 0600. An existing `path` that is not a regular
+    file is refused (OutputError) and left alone."""
+    target = Path(path)
+    with _temporary(target) as (fd, _tmp):
+        with os.fdopen(fd, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def write_atomic(path: PathLike, data: bytes) -> None:
+    """`write_atomic_chunks` of one chunk."""
+    write_atomic_chunks(path, (data,))

@@ -26,7 +26,8 @@ wait      ``s`` ``S``
 ========  =====================================================
 
 Whitespace and commas between moves are ignored. So ``rrr``, ``RRR``,
-``3r``, ``3→`` and ``> > >`` all mean three steps right.
+``3r``, ``3→`` and ``> > >`` all mean three steps right. A solution holds
+at most :data:`MAX_MOVES` moves, one count at most :data:`MAX_RUN`.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .errors import BabaError
 
 __all__ = [
     "Action", "Facing", "UP", "DOWN", "LEFT", "RIGHT", "WAIT", "ACTIONS",
-    "KEKE_LETTERS", "ARROWS", "WORDS",
+    "KEKE_LETTERS", "ARROWS", "WORDS", "MAX_RUN", "MAX_MOVES",
     "to_keke", "to_arrows", "runs", "parse_solution",
 ]
 
@@ -108,6 +109,10 @@ ACTIONS = tuple(Action)
 
 # The longest run one count may ask for; guards against "999999999999r".
 MAX_RUN = 1_000_000
+#: The most moves a solution may have: "1000000r 1000000l ..." is refused
+#: when it passes this, before its moves are made, so that a short text
+#: never becomes a list too long to hold or replay.
+MAX_MOVES = 1_000_000
 
 _SYMBOLS = {
     "u": UP, "U": UP, "↑": UP, "^": UP,
@@ -159,7 +164,8 @@ def parse_solution(text: str) -> List[Action]:
     """Actions from Keke letters or arrow runs (see the module docs).
 
     Raises :class:`~babasolver.errors.BabaError` naming the first bad
-    character and its 1-based position. ``""`` gives ``[]``.
+    character and its 1-based position, or the count that takes the
+    solution past MAX_MOVES moves. ``""`` gives ``[]``.
     """
     actions: List[Action] = []
     i, n = 0, len(text)
@@ -174,22 +180,25 @@ def parse_solution(text: str) -> List[Action]:
             while i < n and text[i] in _DIGITS:
                 i += 1
             digits = text[start:i]
+            shown = digits if len(digits) <= 20 else f"{digits[:17]}... ({len(digits)} digits)"
             if i == n:
                 raise BabaError(
-                    f"bad solution: count {digits} at position {start + 1} is not followed by a direction"
+                    f"bad solution: count {shown} at position {start + 1} is not followed by a direction"
                 )
-            count = int(digits)
+            # Python refuses to convert more than 4,300 digits; no count needs more than a few.
+            significant = digits.lstrip("0")
+            count = int(significant or "0") if len(significant) <= len(str(MAX_RUN)) else MAX_RUN + 1
             if count < 1:
-                raise BabaError(f"bad solution: count {digits} at position {start + 1} must be at least 1")
+                raise BabaError(f"bad solution: count {shown} at position {start + 1} must be at least 1")
             if count > MAX_RUN:
                 raise BabaError(
-                    f"bad solution: count {digits} at position {start + 1} is larger than {MAX_RUN}"
+                    f"bad solution: count {shown} at position {start + 1} is larger than {MAX_RUN}"
                 )
             ch = text[i]
             if ch not in _SYMBOLS:
                 raise BabaError(
                     f"bad solution: character {_describe(ch)} at position {i + 1}:"
-                    f" expected a direction (u d l r s or arrows) after the count {digits}"
+                    f" expected a direction (u d l r s or arrows) after the count {shown}"
                 )
         action = _SYMBOLS.get(ch)
         if action is None:
@@ -197,6 +206,9 @@ def parse_solution(text: str) -> List[Action]:
                 f"bad solution: character {_describe(ch)} at position {i + 1}:"
                 " expected u, d, l, r, s (any case), an arrow ↑ ↓ ← → ^ v < > or a count"
             )
+        if len(actions) + count > MAX_MOVES:
+            raise BabaError(f"bad solution: more than {MAX_MOVES:,} moves (the most a solution may have)"
+                            f" at position {start + 1}")
         actions.extend([Action(action)] * count)
         i += 1
     return actions

@@ -8,24 +8,36 @@ drawn first and faded, so the thing holding the cell's slot is on top.
 Pillow draws the PNG and the GIF (the optional extra `render`); the HTML
 page draws on a canvas from the frames embedded in it and needs nothing but
 a browser.
+
+Frames are taken one at a time from any iterable (a replay streamed frame
+by frame, `app.replaying.FrameStream`): the HTML page is written as its
+frames come, and the GIF is refused before it is drawn when it would pass
+MAX_GIF_PIXELS (Pillow holds every frame of a GIF until it is written), as
+the page is when it would pass MAX_HTML_BYTES.
 """
 from __future__ import annotations
 
 import json
 import os
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+import re
+from typing import Any, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from . import tiles
 from .errors import BabaError
-from .files import write_atomic
+from .files import write_atomic, write_atomic_chunks
 from .game import Frame, rule_text
 from .notation import Action
 from .level import Level
 
-__all__ = ["CELL", "RenderError", "frame_image", "write_png", "write_gif", "write_html",
-           "write_index_html", "page_html"]
+__all__ = ["CELL", "MAX_GIF_PIXELS", "MAX_HTML_BYTES", "RenderError", "frame_image", "write_png", "write_gif",
+           "write_html", "write_index_html", "page_html"]
 
 CELL = 24       # pixels per cell: a 20x20 level is 480 pixels wide
+#: The most pixels a GIF may hold over all its frames (a byte each while
+#: Pillow writes it): 582 frames of a 20x20 level, 2,330 of a 10x10 one.
+MAX_GIF_PIXELS = 2**27
+#: The largest replay page: some 40,000 turns of a 20x20 level.
+MAX_HTML_BYTES = 64 * 2**20
 
 BACKGROUND = (21, 24, 31)
 BORDER = (72, 76, 88)
@@ -157,44 +169,75 @@ def write_png(level: Level, frame: Frame, path: "os.PathLike[str] | str") -> Non
     write_atomic(path, _encoded(frame_image(level, frame), "PNG"))
 
 
-def write_gif(level: Level, frames: Sequence[Frame], path: "os.PathLike[str] | str",
-              delay_ms: int = 250, hold_ms: int = 1500) -> None:
+def _swatch(level: Level) -> Any:
+    """Every tile drawn once, in view and hidden, on the background and the
+    border: the colours any frame of any level can hold."""
+    Image, ImageDraw = _pillow()
+    drawn = [t for t in range(len(tiles.NAMES)) if t not in (tiles.EMPTY, tiles.BORDER)]
+    image = Image.new("RGB", ((len(drawn) + 1) * CELL, 2 * CELL), BACKGROUND)
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((len(drawn) * CELL, 0, (len(drawn) + 1) * CELL - 1, 2 * CELL - 1), fill=BORDER)
+    for k, tile in enumerate(drawn):
+        for row, hidden in enumerate((False, True)):
+            colour = _fade(_colour(tile), hidden)
+            paint = _draw_text if (tiles.TEXT_MASK >> tile) & 1 else _draw_object
+            paint(draw, tile, k * CELL, row * CELL, colour)
+    return image
+
+
+def write_gif(level: Level, frames: Iterable[Frame], path: "os.PathLike[str] | str",
+              delay_ms: int = 250, hold_ms: int = 1500, count: Optional[int] = None) -> None:
     """One GIF frame per turn plus the start; the last one holds `hold_ms`.
+    `count` is the number of frames (default: len(frames)); a GIF of more
+    than MAX_GIF_PIXELS pixels in all is refused before it is drawn.
 
     Pillow merges equal consecutive frames, which would lose turns where
     nothing moved. So the frames share a palette holding the colour of the
     top-left pixel (the same in every frame: no tile is drawn on a cell's
     corner) twice, and that pixel alternates between the two entries: equal
-    positions keep equal colours, and no frame is merged."""
+    positions keep equal colours, and no frame is merged. The palette is
+    made from every tile's colours, not from the frames, so that it is
+    known before the first frame is drawn."""
     Image, _ = _pillow()
-    rgb = [frame_image(level, f) for f in frames]
+    n = len(frames) if count is None else count    # type: ignore[arg-type]
+    width, height = level.width * CELL, level.height * CELL
+    if n * width * height > MAX_GIF_PIXELS:
+        raise RenderError(f"{os.fspath(path)}: a GIF of {n:,} frames of {width}x{height} pixels would pass"
+                          f" the {MAX_GIF_PIXELS:,} pixels a GIF may hold; write --html, or replay fewer moves")
     corner = BORDER if level.grid[0] == tiles.BORDER else BACKGROUND
-    strip = Image.new("RGB", (rgb[0].width, rgb[0].height * len(rgb)))
-    for k, image in enumerate(rgb):
-        strip.paste(image, (0, k * image.height))
-    shared = strip.quantize(colors=254, dither=Image.Dither.NONE)
+    shared = _swatch(level).quantize(colors=254, dither=Image.Dither.NONE)
     palette = shared.getpalette()[:254 * 3]
     shared.putpalette(palette + [0, 0, 0] * (254 - len(palette) // 3) + list(corner) * 2)
-    pictures = []
-    for k, image in enumerate(rgb):
-        picture = image.quantize(palette=shared, dither=Image.Dither.NONE)
-        picture.putpixel((0, 0), 254 + k % 2)
-        pictures.append(picture)
-    durations = [delay_ms] * (len(pictures) - 1) + [hold_ms]
-    data = _encoded(pictures[0], "GIF", save_all=True, append_images=pictures[1:], duration=durations,
+
+    def pictures() -> Iterator[Any]:
+        for k, frame in enumerate(frames):
+            picture = frame_image(level, frame).quantize(palette=shared, dither=Image.Dither.NONE)
+            picture.putpixel((0, 0), 254 + k % 2)
+            yield picture
+
+    drawn = pictures()
+    first = next(drawn, None)
+    if first is None:
+        raise RenderError(f"{os.fspath(path)}: a GIF needs at least one frame")
+    durations = [delay_ms] * (n - 1) + [hold_ms]
+    data = _encoded(first, "GIF", save_all=True, append_images=drawn, duration=durations,
                     loop=0, optimize=False, disposal=1)
     write_atomic(path, data)
 
 
-def _frames_json(frames: Sequence[Frame]) -> List[Dict[str, Any]]:
-    """Compact frames for the page: things as [tile, x, y, hidden]."""
-    return [{
+def _frame_json(f: Frame) -> Dict[str, Any]:
+    """A compact frame for the page: things as [tile, x, y, hidden]."""
+    return {
         "t": [[t, x, y, 1 if h else 0] for t, x, y, _f, h in f.objects]
              + [[t, x, y, 1 if h else 0] for t, x, y, h in f.texts],
         "r": [rule_text(a, b) for a, b in f.rules],
         "w": f.won, "d": f.dead, "i": f.illegal,
         "a": None if f.action is None else Action(f.action).word,
-    } for f in frames]
+    }
+
+
+def _frames_json(frames: Sequence[Frame]) -> List[Dict[str, Any]]:
+    return [_frame_json(f) for f in frames]
 
 
 def _palette_json() -> Dict[str, Any]:
@@ -278,19 +321,52 @@ def _script_json(value: Any) -> str:
     return json.dumps(value, separators=(",", ":")).replace("</", "<\\/")
 
 
+def _page_parts(level: Level, title: str, delay_ms: int) -> Tuple[str, str]:
+    """The page before and after its frames' JSON array. The template is
+    filled in one pass, so a title holding `__CELL__` stays as it is."""
+    border = [[i % level.width, i // level.width] for i, t in enumerate(level.grid) if t == tiles.BORDER]
+    values = {
+        "TITLE": _escape(title),
+        "LEVEL": _script_json({"w": level.width, "h": level.height, "border": border}),
+        "TILES": _script_json(_palette_json()),
+        "CELL": str(CELL), "DELAY": str(int(delay_ms)),
+    }
+    before, after = PAGE.split("__FRAMES__")
+    return tuple(re.sub(r"__([A-Z]+)__", lambda m: values.get(m.group(1), m.group(0)), part)  # type: ignore[return-value]
+                 for part in (before, after))
+
+
 def page_html(level: Level, frames: Sequence[Frame], title: str, delay_ms: int = 300) -> str:
     """The self-contained replay page."""
-    border = [[i % level.width, i // level.width] for i, t in enumerate(level.grid) if t == tiles.BORDER]
-    return (PAGE.replace("__TITLE__", _escape(title))
-            .replace("__LEVEL__", _script_json({"w": level.width, "h": level.height, "border": border}))
-            .replace("__FRAMES__", _script_json(_frames_json(frames)))
-            .replace("__TILES__", _script_json(_palette_json()))
-            .replace("__CELL__", str(CELL)).replace("__DELAY__", str(int(delay_ms))))
+    before, after = _page_parts(level, title, delay_ms)
+    return before + _script_json(_frames_json(frames)) + after
 
 
-def write_html(level: Level, frames: Sequence[Frame], path: "os.PathLike[str] | str",
-               title: str, delay_ms: int = 300) -> None:
-    write_atomic(path, page_html(level, frames, title, delay_ms).encode("utf-8"))
+def write_html(level: Level, frames: Iterable[Frame], path: "os.PathLike[str] | str",
+               title: str, delay_ms: int = 300, count: Optional[int] = None) -> None:
+    """The replay page (`page_html`), written as its frames come. With
+    `count` (the number of frames), a page that the first frame's size says
+    would pass MAX_HTML_BYTES is refused before it is written; any page is
+    refused once it passes it, and nothing of it is left."""
+    before, after = _page_parts(level, title, delay_ms)
+
+    def too_large() -> RenderError:
+        return RenderError(f"{os.fspath(path)}: the replay page would pass {MAX_HTML_BYTES // 2**20} MiB;"
+                           " replay fewer moves")
+
+    def chunks() -> Iterator[bytes]:
+        size = 0
+        for k, frame in enumerate(frames):
+            chunk = (("[" if k == 0 else ",") + _script_json(_frame_json(frame))).encode("utf-8")
+            size += len(chunk)
+            if (count is not None and k == 0 and size * count > MAX_HTML_BYTES) or size > MAX_HTML_BYTES:
+                raise too_large()
+            if k == 0:
+                chunk = before.encode("utf-8") + chunk
+            yield chunk
+        yield (("[" if size == 0 else "") + "]" + after).encode("utf-8")
+
+    write_atomic_chunks(path, chunks())
 
 
 def write_index_html(rows: Sequence[Tuple[str, str, Optional[int], Optional[str]]],

@@ -35,7 +35,7 @@ from ._ruleset import CoreLevel
 from .rulesets import core_level
 from .level import Level
 from .notation import Action, to_arrows, to_keke
-from .satisfice import BEAM_WIDTHS, Pool, first_solution, improve, shorten, splice_from_store
+from .satisfice import BEAM_WIDTHS, FIRST_SEARCHES, Pool, first_solution, improve, race, shorten, splice_from_store
 from .status import Status
 
 SOLVED = Status.SOLVED
@@ -208,7 +208,8 @@ def solve(
     search, its result and its counters are the same for any number (the
     satisficing searches race on the threads). Ctrl-C
     stops the search and returns what was found so far with the status
-    INTERRUPTED."""
+    INTERRUPTED: the counters so far and, as `solution`, the best solution
+    found so far, if any (not proven shortest, and not shortened)."""
     if not 1 <= max_states <= STORE_CAPACITY:
         raise ValueError(f"max_states must be from 1 to {STORE_CAPACITY:,}, not {max_states}")
     if threads is None:
@@ -232,8 +233,21 @@ def solve(
         if result is not None:
             return result
         return _both(level, rules_level, search, max_states, timeout, deadline, started, threads)
+    except KeyboardInterrupt:           # between two searches: the counters so far
+        return search.finish(INTERRUPTED)
     finally:
         search.close()
+
+
+def _interrupted(result: SearchResult, best: Optional[list[int]], started: float) -> SearchResult:
+    """Ctrl-C: the counters so far, and the best solution so far (a win,
+    not proven shortest); never a status that reads as finished."""
+    result.status = INTERRUPTED
+    result.proven_shortest = False
+    if best is not None:
+        result.solution = [Action(a) for a in best]
+    result.stats.elapsed = time.perf_counter() - started
+    return result
 
 
 def _race_progress(progress: Optional[Progress], started: float,
@@ -254,14 +268,18 @@ def _race_progress(progress: Optional[Progress], started: float,
 
 def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Optional[float],
           started: float, threads: int, progress: Optional[Progress] = None) -> SearchResult:
+    found = Pool(core_level, on_tick=_race_progress(progress, started))
     try:
-        found = first_solution(core_level, max_states, deadline, threads,
-                               on_tick=_race_progress(progress, started))
+        race(found, FIRST_SEARCHES, max_states, deadline, threads)
     except KeyboardInterrupt:
-        return SearchResult(INTERRUPTED, None, SearchStats(elapsed=time.perf_counter() - started))
+        stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
+        return _interrupted(SearchResult(INTERRUPTED, None, stats), found.solution, started)
     stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
     if found.solution is not None:
-        solution = [Action(a) for a in shorten(level, core_level, found.solution, deadline)]
+        try:
+            solution = [Action(a) for a in shorten(level, core_level, found.solution, deadline)]
+        except KeyboardInterrupt:
+            return _interrupted(SearchResult(INTERRUPTED, None, stats), found.solution, started)
         result = SearchResult(SOLVED, solution, stats, satisficing_states=found.states)
     elif found.exhausted:
         result = SearchResult(UNSOLVABLE, None, stats, proven_shortest=True, satisficing_states=found.states)
@@ -303,7 +321,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
                     time.perf_counter() + FIRST_IMPROVE_SHARE * (improve_until - time.perf_counter()),
                     threads, BEAM_WIDTHS[:1], greedy=False)
         except KeyboardInterrupt:
-            return search.finish(INTERRUPTED)
+            return _interrupted(search.finish(INTERRUPTED), found.solution or solution, started)
         solution = found.solution or solution           # improving never drops a solution
         now = time.perf_counter()
         left = max(0.0, improve_until - now)
@@ -318,6 +336,8 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     # None: the deadline before the shortening reserve
     result = search.run(bfs_deadline, final=bfs_deadline) or search.finish(LIMIT_TIME)
     result.satisficing_states = found.states
+    if result.status == INTERRUPTED:      # Ctrl-C is no limit to report the solution under
+        return _interrupted(result, solution, started)
     if result.status == SOLVED or solution is None:
         return result
     if result.proven_shortest:
@@ -332,11 +352,14 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
         try:
             improve(found, max(1, max_states - search.states), improve_until, threads)
         except KeyboardInterrupt:
-            pass
+            return _interrupted(result, found.solution or solution, started)
         solution = found.solution or solution
         result.satisficing_states = found.states
-    solution = splice_from_store(level, search.store, solution)
-    shorter = [Action(a) for a in shorten(level, core_level, solution, deadline)]
+    try:
+        solution = splice_from_store(level, search.store, solution)
+        shorter = [Action(a) for a in shorten(level, core_level, solution, deadline)]
+    except KeyboardInterrupt:
+        return _interrupted(result, solution, started)
     result.status, result.solution = SOLVED, shorter
     result.proven_shortest = len(shorter) <= result.lower_bound
     result.stats.elapsed = time.perf_counter() - started

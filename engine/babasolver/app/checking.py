@@ -7,13 +7,18 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from ..errors import BabaError
+from ..files import check_input
 from ..game import Replay, replay
 from ..judge import Judge, Verdict
 from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
 from .solving import solution_path
 
-__all__ = ["Check", "find_solution", "check_solution"]
+__all__ = ["Check", "find_solution", "check_solution", "MAX_SOLUTION_BYTES"]
+
+#: The largest solution file read: a solution of the most moves allowed
+#: (notation.MAX_MOVES) written as arrow runs takes at most 5 bytes a move.
+MAX_SOLUTION_BYTES = 16 * 2**20
 
 
 @dataclass
@@ -45,10 +50,18 @@ def find_solution(level_path: Path, text: Optional[str], entry: Optional[KekeLev
         except BabaError as e:
             raise BabaError(f"{level_path}: level id {entry.id}: stored {e}") from None
     path = solution_path(level_path)
+    check_input(path, folders=False)
     if not path.is_file():
         raise BabaError(f"{path}: no such file; give SOLUTION or run '{command} solve {level_path}' first")
     try:
-        return parse_solution(path.read_text(encoding="utf-8")), str(path)
+        with open(path, "rb") as f:
+            data = f.read(MAX_SOLUTION_BYTES + 1)
+    except OSError as e:
+        raise BabaError(f"{path}: cannot read: {e.strerror or e}") from None
+    if len(data) > MAX_SOLUTION_BYTES:
+        raise BabaError(f"{path}: larger than {MAX_SOLUTION_BYTES // 2**20} MiB; no solution is that long")
+    try:
+        return parse_solution(data.decode("utf-8")), str(path)
     except UnicodeDecodeError:
         raise BabaError(f"{path}: not UTF-8 text") from None
     except BabaError as e:

@@ -1,9 +1,13 @@
-"""The limits of a search, read and checked in one place.
+"""The limits of a search, and the bounds of every number an option takes,
+read and checked in one place.
 
-`solve`, `solve --all`, `bench` and the Python API take the same limits
-with the same defaults and the same messages. Each `parse_*` reads a
-command-line value and raises ValueError with the reason; `Limits` checks
-values given from Python and raises BabaError.
+`solve`, `solve --all`, `bench`, `show` and the Python API take the same
+limits with the same defaults and the same messages. Each `parse_*` reads
+a command-line value and raises ValueError with the reason, naming the
+range; `Limits` checks values given from Python and raises BabaError.
+Every number is finite and bounded: a value past what the machine can
+hold (threads, processes, memory) fails here in one line, not deep in the
+core or in a worker process.
 """
 from __future__ import annotations
 
@@ -14,33 +18,66 @@ from typing import Optional
 
 from .._core import STORE_CAPACITY
 from ..errors import BabaError
+from ..notation import MAX_MOVES
 from ..solver import DEFAULT_MAX_STATES, DEFAULT_MODE, MODES, default_threads
+from .memory import total_memory_bytes
 
 __all__ = [
     "Limits", "DEFAULT_MAX_STATES", "DEFAULT_MODE", "MODES", "MANY_DEFAULT_TIMEOUT", "MIN_WORKER_GB",
-    "STORE_CAPACITY", "default_threads", "parse_seconds", "parse_state_count", "parse_threads",
-    "parse_jobs", "parse_gigabytes",
+    "STORE_CAPACITY", "MAX_SECONDS", "MAX_DELAY", "PER_CPU", "MAX_MOVES", "default_threads", "max_threads",
+    "max_gigabytes", "parse_seconds", "parse_state_count", "parse_threads", "parse_jobs", "parse_gigabytes",
+    "parse_delay", "parse_step",
 ]
 
 #: The time per level when many levels are run (`solve --all`, `bench`).
 MANY_DEFAULT_TIMEOUT = 10.0
 #: The least address space a worker process needs to start Python and the core.
 MIN_WORKER_GB = 0.25
+#: The longest time limit: past it a deadline means nothing (and times
+#: derived from it, such as a worker's grace, must stay finite).
+MAX_SECONDS = 1_000_000.0
+#: The longest pause between replay frames (a GIF frame holds at most 655 s).
+MAX_DELAY = 60.0
+#: Threads per search, and levels at once, per CPU of the machine: more
+#: only costs memory (a workspace each) and gains nothing.
+PER_CPU = 4
+#: Bytes of memory assumed when the machine does not say.
+_UNKNOWN_MEMORY = 1 << 43
 
 
-def _positive(text: str, unit: str) -> float:
+def _shown(text: str) -> str:
+    """A value as a message quotes it: a 5,000-digit one is cut short."""
+    return repr(text) if len(text) <= 40 else repr(text[:37]) + "..."
+
+
+def _number(text: str, unit: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise ValueError(f"expected a number of {unit}, got {text!r}") from None
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"must be more than 0 {unit}, got {text!r}")
+        raise ValueError(f"expected a number of {unit}, got {_shown(text)}") from None
+    if not math.isfinite(value):
+        raise ValueError(f"expected a finite number of {unit}, got {_shown(text)}")
+    return value
+
+
+def _positive(text: str, unit: str, most: float) -> float:
+    value = _number(text, unit)
+    if not 0 < value <= most:
+        raise ValueError(f"must be more than 0 and at most {most:,.0f} {unit}, got {_shown(text)}")
     return value
 
 
 def parse_seconds(text: str) -> float:
-    """A time limit: a number of seconds, more than 0."""
-    return _positive(text, "seconds")
+    """A time limit: a number of seconds, more than 0, at most MAX_SECONDS."""
+    return _positive(text, "seconds", MAX_SECONDS)
+
+
+def parse_delay(text: str) -> float:
+    """A pause between replay frames: 0 to MAX_DELAY seconds."""
+    value = _number(text, "seconds")
+    if not 0 <= value <= MAX_DELAY:
+        raise ValueError(f"must be from 0 to {MAX_DELAY:g} seconds, got {_shown(text)}")
+    return value
 
 
 def parse_state_count(text: str) -> int:
@@ -52,11 +89,11 @@ def parse_state_count(text: str) -> int:
         try:
             number = float(text)
         except ValueError:
-            raise ValueError(f"expected a whole number, got {text!r}") from None
+            raise ValueError(f"expected a whole number, got {_shown(text)}") from None
         if not math.isfinite(number) or number != int(number):
-            raise ValueError(f"expected a whole number, got {text!r}") from None
+            raise ValueError(f"expected a whole number, got {_shown(text)}") from None
         value = int(number)
-    _check_states(value, text)
+    _check_states(value, _shown(text))
     return value
 
 
@@ -67,32 +104,54 @@ def _check_states(value: int, shown: object) -> None:
         raise ValueError(f"the visited store holds at most {STORE_CAPACITY:,} states, got {shown}")
 
 
-def _whole(text: str, least: int, meaning: str) -> int:
+def _whole(text: str, least: int, most: int, meaning: str) -> int:
+    """A whole number from `least` to `most`; `meaning` words the range."""
     try:
         value = int(text)
     except ValueError:
-        raise ValueError(f"expected a whole number, got {text!r}") from None
-    if value < least:
-        raise ValueError(f"must be at least {meaning}, got {text!r}")
+        raise ValueError(f"expected a whole number, got {_shown(text)}") from None
+    if not least <= value <= most:
+        raise ValueError(f"must be {meaning}, got {_shown(text)}")
     return value
 
 
+def max_threads() -> int:
+    """The most threads per search, and levels at once: PER_CPU per CPU."""
+    return PER_CPU * (os.cpu_count() or 1)
+
+
 def parse_threads(text: str) -> int:
-    """Threads per search: a whole number, at least 1."""
-    return _whole(text, 1, "1")
+    """Threads per search: a whole number from 1 to max_threads()."""
+    return _whole(text, 1, max_threads(), f"from 1 to {max_threads()} ({PER_CPU} per CPU)")
 
 
 def parse_jobs(text: str) -> int:
-    """Levels at once: a whole number, 0 meaning one per CPU."""
-    return _whole(text, 0, "1 (or 0 for every CPU)") or (os.cpu_count() or 1)
+    """Levels at once: a whole number up to max_threads(), 0 meaning one per CPU."""
+    meaning = f"from 1 to {max_threads()} ({PER_CPU} per CPU), or 0 for one per CPU"
+    return _whole(text, 0, max_threads(), meaning) or (os.cpu_count() or 1)
+
+
+def parse_step(text: str) -> int:
+    """A replay step: a whole number from 0 to the longest solution read."""
+    return _whole(text, 0, MAX_MOVES, f"from 0 to {MAX_MOVES:,}")
+
+
+def max_gigabytes() -> float:
+    """The largest address-space limit: the machine's memory, in GB."""
+    return (total_memory_bytes() or _UNKNOWN_MEMORY) / 2**30
 
 
 def parse_gigabytes(text: str) -> float:
-    """An address-space limit per worker, in GB: at least MIN_WORKER_GB."""
-    value = _positive(text, "GB")
+    """An address-space limit per worker, in GB: at least MIN_WORKER_GB, at
+    most the machine's memory."""
+    value = _number(text, "GB")
     if value < MIN_WORKER_GB:
         raise ValueError(f"{value:g} GB is too small for a worker process to start"
                          f" (at least {MIN_WORKER_GB:g} GB)")
+    most = max_gigabytes()
+    if value > most:
+        raise ValueError(f"must be from {MIN_WORKER_GB:g} GB to the machine's memory, {most:.1f} GB,"
+                         f" got {_shown(text)}")
     return value
 
 
@@ -108,8 +167,9 @@ class Limits:
         if self.timeout is not None:
             if isinstance(self.timeout, bool) or not isinstance(self.timeout, (int, float)):
                 raise BabaError(f"timeout must be a number of seconds, got {self.timeout!r}")
-            if not math.isfinite(self.timeout) or self.timeout <= 0:
-                raise BabaError(f"timeout must be more than 0 seconds, got {self.timeout!r}")
+            if not math.isfinite(self.timeout) or not 0 < self.timeout <= MAX_SECONDS:
+                raise BabaError(f"timeout must be more than 0 and at most {MAX_SECONDS:,.0f} seconds,"
+                                f" got {self.timeout!r}")
         if isinstance(self.max_states, bool) or not isinstance(self.max_states, int):
             raise BabaError(f"max_states must be a whole number, got {self.max_states!r}")
         try:
@@ -134,6 +194,6 @@ def check_threads(threads: Optional[int]) -> int:
     """`threads`, or every CPU this process may use when None."""
     if threads is None:
         return default_threads()
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise BabaError(f"threads must be a whole number of at least 1, got {threads!r}")
+    if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= max_threads():
+        raise BabaError(f"threads must be a whole number from 1 to {max_threads()}, got {threads!r}")
     return threads

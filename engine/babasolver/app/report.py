@@ -3,27 +3,29 @@ write its report and replays. Nothing here prints: the CLI formats.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
 
 from .. import render
 from ..errors import BabaError
-from ..files import write_atomic
-from ..game import replay
+from ..files import OutputError, check_output, kind_of, write_atomic
 from ..judge import Judge
 from ..level import Level
 from ..notation import Action, to_keke
 from ..rulesets import DEFAULT_RULES
 from ..status import LIMITS, Status
 from .memory import peak_rss_mb
+from .replaying import FrameStream
 from .running import PROGRESS_EVERY, LevelOutcome, Sample
 from .tasks import LevelTask
 
 __all__ = ["AGENT", "Summary", "ScalingRow", "summarize", "scaling", "judge_outcomes", "write_replays",
+           "check_replays_folder", "check_report_target",
            "build_report", "write_report", "LONG_SEARCH", "SCALING_POINTS"]
 
 #: The agent name written into reports.
@@ -57,24 +59,64 @@ def _solved(tasks: Sequence[LevelTask],
             if o.solved and o.verified and o.solution is not None and (level := levels.get(o.id)) is not None]
 
 
+def check_replays_folder(folder: Path) -> None:
+    """Raise OutputError unless `folder` is a folder or absent."""
+    kind = kind_of(folder)
+    if kind is not None and kind != "a folder":
+        raise OutputError(f"{folder}: cannot write the replays: it is {kind}, not a folder")
+    if kind is None and folder.exists():
+        raise OutputError(f"{folder}: cannot write the replays: it is a file, not a folder")
+
+
+def _page_name(level_id: str, taken: Set[str]) -> str:
+    """A file name for a level's page: from its id, short enough for any
+    file system, and neither index.html nor another level's."""
+    stem = "".join(c if c.isalnum() or c in "-_" else "_" for c in level_id)[:100] or "_"
+    name, k = stem + ".html", 1
+    while name in taken or name == "index.html":
+        k += 1
+        name = f"{stem}-{k}.html"
+    taken.add(name)
+    return name
+
+
 def write_replays(folder: Path, tasks: Sequence[LevelTask], outcomes: Sequence[LevelOutcome],
                   title: str) -> Path:
-    """An HTML replay per solved level and an index of every level; the index's path."""
-    folder.mkdir(parents=True, exist_ok=True)
-    playable = {o.id: (level, solution) for o, level, solution in _solved(tasks, outcomes)}
-    rows = []
-    for o in outcomes:
-        link = None
-        if o.id in playable:
-            level, solution = playable[o.id]
-            link = "".join(c if c.isalnum() or c in "-_" else "_" for c in o.id) + ".html"
-            render.write_html(level, replay(level, solution, keep_frames=True).frames, folder / link,
-                              title=f"{title} #{o.id}")
-        status = o.status if o.proven_shortest or not o.solved else "solved, not proven shortest"
-        rows.append((o.id, status, o.moves, link))
-    index = folder / "index.html"
-    render.write_index_html(rows, index, title)
-    return index
+    """An HTML replay per solved level and an index of every level; the
+    index's path. When a page cannot be written, the pages written and the
+    folders made so far are removed (OutputError names the file): a
+    failed run leaves no empty folder behind."""
+    check_replays_folder(folder)
+    made = [f for f in [folder, *folder.parents] if not f.exists()]
+    written: List[Path] = []
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        playable = {o.id: (level, solution) for o, level, solution in _solved(tasks, outcomes)}
+        rows = []
+        taken: Set[str] = set()
+        for o in outcomes:
+            link = None
+            if o.id in playable:
+                level, solution = playable[o.id]
+                link = _page_name(o.id, taken)
+                frames = FrameStream(level, solution)
+                render.write_html(level, frames, folder / link, title=f"{title} #{o.id}", count=len(frames))
+                written.append(folder / link)
+            status = o.status if o.proven_shortest or not o.solved else "solved, not proven shortest"
+            rows.append((o.id, status, o.moves, link))
+        index = folder / "index.html"
+        render.write_index_html(rows, index, title)
+        return index
+    except BaseException as e:
+        for path in written:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        for made_folder in made:          # the deepest first
+            with contextlib.suppress(OSError):
+                made_folder.rmdir()
+        if isinstance(e, OSError):
+            raise OutputError(f"{e.filename or folder}: cannot write the replays: {e.strerror or e}") from None
+        raise
 
 
 @dataclass
@@ -318,11 +360,18 @@ def build_report(set_path: str, timeout: Optional[float], max_states: int,
     }
 
 
-def write_report(path: "os.PathLike[str] | str", report: Dict[str, Any]) -> None:
-    """Write ``report`` as JSON to ``path`` atomically (a temporary file in the
-    same folder, then renamed over it)."""
+def check_report_target(path: "os.PathLike[str] | str") -> None:
+    """Raise BabaError unless the report can be written at ``path``: its
+    folder exists, and ``path`` is a regular file or absent."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise BabaError(f"{target}: cannot write the report: no such folder {folder}")
-    write_atomic(target, (json.dumps(report, indent=1, allow_nan=False) + "\n").encode("utf-8"))
+    check_output(target, "the report")
+
+
+def write_report(path: "os.PathLike[str] | str", report: Dict[str, Any]) -> None:
+    """Write ``report`` as JSON to ``path`` atomically (a temporary file in the
+    same folder, then renamed over it)."""
+    check_report_target(path)
+    write_atomic(path, (json.dumps(report, indent=1, allow_nan=False) + "\n").encode("utf-8"))

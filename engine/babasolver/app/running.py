@@ -10,15 +10,18 @@ how it died).
 """
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import pickle
 import resource
 import signal
+import sys
+import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from pebble import ProcessExpired, ProcessPool
 
@@ -118,7 +121,8 @@ def run_level(
     folder = task.folder if write_solution else None
     if task.level is None:
         if folder is not None:
-            remove_solution(folder)
+            with contextlib.suppress(BabaError):    # the level's own error says more
+                remove_solution(folder)
         outcome.note = task.error or "the level could not be read"
         return outcome
     outcome.name = task.level.name
@@ -189,6 +193,34 @@ def _start_worker(memory_limit: Optional[int]) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, hard))
 
 
+@contextlib.contextmanager
+def _workers_deaf_to_ctrl_c() -> Iterator[None]:
+    """While the pool starts its workers: they start ignoring SIGINT.
+
+    A Ctrl-C at the terminal reaches the whole process group; a worker
+    still starting up (before its initializer ignores SIGINT) would die on
+    it with a traceback. Only an ignored SIGINT survives the exec of a new
+    process, so SIGINT is ignored here while the workers start; and it is
+    blocked in this thread first, so that on Linux a Ctrl-C meanwhile stays
+    pending (a blocked signal is never discarded as ignored) and is raised
+    as soon as the block ends. The threads the pool starts inherit the
+    block, so SIGINT always goes to this thread."""
+    main = threading.current_thread() is threading.main_thread()
+    if not main or not hasattr(signal, "pthread_sigmask") or sys.platform != "linux":
+        yield
+        return
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    old_handler = None
+    try:
+        if signal.SIGINT not in signal.sigpending():    # ignoring a pending SIGINT would discard it
+            old_handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        yield
+    finally:
+        if old_handler is not None:
+            signal.signal(signal.SIGINT, old_handler)
+        signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+
 def _run_pickled(job: bytes) -> LevelOutcome:
     """run_level on a pickled (task, limits, mode, threads, write). The pool
     hands a worker its job while the worker holds the pool's channel; a
@@ -216,7 +248,13 @@ def _in_process(tasks: Sequence[LevelTask], limits: Limits, mode: str, threads: 
                 done: Callable[[int, LevelOutcome], None], on_progress: Optional[OnProgress]) -> bool:
     for index, task in enumerate(tasks):
         hook = None if on_progress is None else (lambda stats, t=task: on_progress(t, stats))
-        outcome = run_level(task, limits, mode, threads, write, on_progress=hook)
+        started = time.perf_counter()
+        try:
+            outcome = run_level(task, limits, mode, threads, write, on_progress=hook)
+        except KeyboardInterrupt:
+            # Outside the search (loading, replaying, writing): the level still gets its row.
+            done(index, _lost(task, Status.INTERRUPTED, "stopped by Ctrl-C", time.perf_counter() - started))
+            return False
         done(index, outcome)
         if outcome.status == Status.INTERRUPTED:
             return False
@@ -228,13 +266,17 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
     # A worker that outlives its search by this much is stuck.
     grace = None if limits.timeout is None else 2 * limits.timeout + 60
     context = multiprocessing.get_context("spawn")
-    pool = ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(memory_limit,), context=context)
+    pool: Optional[ProcessPool] = None
     futures: Dict[Future, int] = {}
     started: Dict[int, float] = {}
     try:
-        for index, task in enumerate(tasks):
-            job = pickle.dumps((task, limits, mode, 1, write))
-            futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
+        # Inside the try: a Ctrl-C just after the pool starts must still stop it.
+        with _workers_deaf_to_ctrl_c():
+            pool = ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(memory_limit,),
+                               context=context)
+            for index, task in enumerate(tasks):
+                job = pickle.dumps((task, limits, mode, 1, write))
+                futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
         pending = set(futures)
         while pending:
             finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
@@ -266,8 +308,9 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
                 done(index, _lost(tasks[index], Status.INTERRUPTED, "stopped by Ctrl-C", now - started[index]))
         return False
     finally:
-        pool.stop()
-        pool.join(timeout=10)
+        if pool is not None:
+            pool.stop()
+            pool.join(timeout=10)
 
 
 def run_many(

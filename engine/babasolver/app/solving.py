@@ -9,7 +9,7 @@ from typing import Optional, Tuple
 
 from .. import tiles
 from ..errors import BabaError
-from ..files import write_atomic
+from ..files import check_output, write_atomic
 from ..game import replay
 from ..level import Level
 from ..notation import to_arrows
@@ -32,9 +32,13 @@ def solution_path(folder: Path) -> Path:
 
 
 def remove_solution(folder: Path) -> None:
-    """A stale solution never survives a run that does not solve the level."""
+    """A stale solution never survives a run that does not solve the level.
+    A solution file that is not a regular file (a FIFO, a device) is
+    refused with an OutputError, and left alone: the solution would replace it."""
+    path = solution_path(folder)
+    check_output(path, "the solution")
     with contextlib.suppress(FileNotFoundError):
-        solution_path(folder).unlink()
+        path.unlink()
 
 
 def refuse_unwinnable(level: Level) -> None:
@@ -72,7 +76,8 @@ def solve_level(
     """Search `level` within `limits`. A solution is replayed before it is
     returned; one that does not win is reported with status WRONG (a bug).
     With `folder`, its solution file is deleted first and written again
-    when the level is solved. Raises BabaError for a level that cannot be
+    when the level is solved. After Ctrl-C (status INTERRUPTED) `solution`
+    is the best found so far, if any, and nothing is written. Raises BabaError for a level that cannot be
     won or bad arguments."""
     check_mode(mode)
     threads = check_threads(threads)
@@ -87,6 +92,11 @@ def solve_level(
             result.status, result.note = Status.WRONG, problem
         elif folder is not None:
             write_atomic(solution_path(folder), (to_arrows(result.solution) + "\n").encode("utf-8"))
+    elif result.status == Status.INTERRUPTED and result.solution is not None:
+        # The best solution so far is shown, never written: the search did not finish.
+        problem = why_not_a_win(level, result.solution)
+        if problem is not None:
+            result.solution, result.note = None, problem
     return result
 
 
@@ -109,7 +119,8 @@ def solve_path(
         level, _ = load_one(path, level_id, rules)
     except BabaError:
         if folder is not None:
-            remove_solution(folder)
+            with contextlib.suppress(BabaError):    # the level's own error says more
+                remove_solution(folder)
         raise
     result = solve_level(level, limits, mode=mode, threads=threads, progress=progress, folder=folder)
     written = solution_path(folder) if folder is not None and result.status == Status.SOLVED else None

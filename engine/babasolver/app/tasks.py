@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
 from ..errors import BabaError, LevelError
+from ..files import check_input
 from ..level import (
     CONTENT_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, played_by,
     read_folder, read_keke_level,
@@ -22,7 +23,7 @@ from ..level import (
 from ..rulesets import DEFAULT_RULES
 from ..notation import parse_solution
 
-__all__ = ["LevelTask", "load_tasks", "select_ids", "load_one", "is_level_folder"]
+__all__ = ["LevelTask", "load_tasks", "select_ids", "load_one", "is_level_folder", "check_level_files"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -55,10 +56,20 @@ def is_level_folder(path: Path) -> bool:
     return (path / TILES_FILE).is_file() and (path / CONTENT_FILE).is_file()
 
 
+def check_level_files(path: Path) -> None:
+    """A level is read from regular files only: opening a FIFO would wait
+    for a writer forever, and a device never ends. BabaError otherwise."""
+    check_input(path)
+    if path.is_dir():
+        for name in (TILES_FILE, CONTENT_FILE):
+            check_input(path / name, folders=False)
+
+
 def _folder_task(level_id: str, folder: Path, rules: str) -> LevelTask:
     try:
+        check_level_files(folder)
         return LevelTask(level_id, played_by(read_folder(folder), rules, folder), None, folder, rules=rules)
-    except LevelError as e:
+    except BabaError as e:
         return LevelTask(level_id, None, None, folder, error=str(e), rules=rules)
 
 
@@ -79,6 +90,7 @@ def load_tasks(path: PathLike, rules: str = DEFAULT_RULES) -> List[LevelTask]:
     p = Path(path)
     if not p.exists():
         raise BabaError(f"{p}: no such level set or folder")
+    check_input(p)
     if p.is_dir():
         folders = find_level_folders(p)
         if not folders:
@@ -114,6 +126,7 @@ def load_one(path: PathLike, level_id: Optional[str] = None,
     """One level under the rule set `rules`, and its Keke set entry (author,
     stored solution) when it comes from a set."""
     p = Path(path)
+    check_level_files(p)
     if level_id is not None and p.is_file() and p.suffix.lower() == ".json":
         entry = read_keke_level(p, level_id)
         try:

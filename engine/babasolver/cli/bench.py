@@ -8,11 +8,12 @@ import time
 from pathlib import Path
 from typing import List
 
-from ..app.limits import Limits, default_threads
-from ..app.report import build_report, judge_outcomes, summarize, write_replays, write_report
+from ..app.limits import MIN_WORKER_GB, PER_CPU, Limits, default_threads
+from ..app.report import (
+    build_report, check_replays_folder, check_report_target, judge_outcomes, summarize, write_replays, write_report,
+)
 from ..app.running import LevelOutcome, run_many
 from ..app.tasks import LevelTask, load_tasks, select_ids
-from ..errors import BabaError
 from ..judge import Judge
 from ..solver import SearchStats
 from ..status import Status
@@ -40,14 +41,16 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="a Keke .json level set, or a folder searched for level folders (tiles.txt + content.txt)")
     add_limit_arguments(p, many_default=True)
     p.add_argument("--jobs", type=job_count, default=1, metavar="N",
-                   help="levels run at once in worker processes (default 1: in this process; 0: one per CPU)")
+                   help="levels run at once in worker processes (default 1: in this process; 0: one per CPU;"
+                        f" at most {PER_CPU} per CPU)")
     p.add_argument("--memory-limit", type=gigabytes, default=None, metavar="GB",
                    help="address space per level: the levels run in worker processes capped at GB each"
                         " (default with --jobs 2 or more: RAM / jobs; with --jobs 1: no cap, in this"
-                        f" process); a level that needs more reports '{Status.MEMORY_LIMIT}'")
+                        f" process; at least {MIN_WORKER_GB:g}, at most the machine's memory); a level"
+                        f" that needs more reports '{Status.MEMORY_LIMIT}'")
     p.add_argument("--threads", type=thread_count, default=None, metavar="N",
                    help="threads per level with --jobs 1, as for solve (default: every CPU this process may"
-                        " use); worker processes use one each")
+                        f" use; at most {PER_CPU} per CPU); worker processes use one each")
     p.add_argument("--ids", type=_id_list, default=None, metavar="ID,ID,...", help="run only these levels")
     p.add_argument("--report", default=None, metavar="OUT.json",
                    help="also write a JSON report (Keke competition fields per level)")
@@ -63,10 +66,11 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     check_judge_rules(args)
     tasks = select_ids(load_tasks(args.set, args.rules), args.ids)
+    # The outputs are checked before the levels run, not found wanting after.
     if args.report is not None:
-        folder = Path(args.report).parent
-        if str(folder) and not folder.is_dir():
-            raise BabaError(f"{args.report}: cannot write the report: no such folder {folder}")
+        check_report_target(args.report)
+    if args.replays is not None:
+        check_replays_folder(Path(args.replays))
     judge = Judge(args.judge) if args.judge is not None else None
     limits = Limits.for_many(args.timeout, args.max_states)
     memory_limit = None if args.memory_limit is None else int(args.memory_limit * 2**30)
@@ -91,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
                                    threads=threads,
                                    on_done=on_done, on_progress=on_progress if line.enabled else None)
     line.clear()
-    if judge is not None:
+    if judge is not None and completed:       # after Ctrl-C, stop now: no judge
         judge_outcomes(judge, tasks, outcomes)
     summary = summarize(outcomes, wall_time=time.perf_counter() - started, completed=completed)
 
@@ -115,8 +119,8 @@ def run(args: argparse.Namespace) -> int:
                          f" {len(summary.judge_rejected_ids)} were rejected by the judge and"
                          f" {summary.errors} level(s) could not be run: "
                          f"{', '.join(safe(i) for i in summary.wrong_ids + summary.judge_rejected_ids + summary.error_ids)}\n")
-        return EXIT_NO
     if not completed:
-        sys.stderr.write("baba bench: interrupted\n")
+        sys.stderr.write("baba bench: interrupted\n" if judge is None else
+                         "baba bench: interrupted (the judge did not run)\n")
         return EXIT_INTERRUPTED
-    return EXIT_OK
+    return EXIT_NO if summary.wrong or summary.errors or summary.judge_rejected_ids else EXIT_OK

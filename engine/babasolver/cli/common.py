@@ -31,7 +31,9 @@ else:
 
 # --------------------------------------------------------------------------
 # Argument types: each reads a value with app.limits, so that every command
-# accepts the same values and words the same errors.
+# accepts the same values and words the same errors, and every number is
+# finite and within the range its message names. An option that takes a
+# number uses one of these, never a bare int or float.
 
 
 T = TypeVar("T")
@@ -52,6 +54,8 @@ state_count = _argument_type(limits.parse_state_count, "state count")
 thread_count = _argument_type(limits.parse_threads, "threads")
 job_count = _argument_type(limits.parse_jobs, "jobs")
 gigabytes = _argument_type(limits.parse_gigabytes, "GB")
+delay_seconds = _argument_type(limits.parse_delay, "seconds")
+step_number = _argument_type(limits.parse_step, "step")
 
 
 def add_level_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,7 +74,8 @@ def add_limit_arguments(parser: argparse.ArgumentParser, many_default: bool) -> 
     many = f"; with many levels: {limits.MANY_DEFAULT_TIMEOUT:g}" if not many_default else ""
     parser.add_argument("--timeout", type=seconds, metavar="S",
                         default=limits.MANY_DEFAULT_TIMEOUT if many_default else None,
-                        help=f"stop each level's search after S seconds (default: {shown}{many})")
+                        help=f"stop each level's search after S seconds, at most {limits.MAX_SECONDS:,.0f}"
+                             f" (default: {shown}{many})")
     parser.add_argument("--max-states", type=state_count, default=limits.DEFAULT_MAX_STATES, metavar="N",
                         help="stop once N distinct states are stored, e.g. 2e7 (default:"
                              f" {limits.DEFAULT_MAX_STATES:_}; at most the store's {limits.STORE_CAPACITY:_})")

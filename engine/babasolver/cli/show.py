@@ -7,15 +7,20 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional, Tuple
 
 from .. import render, tiles
+from ..app import limits
+from ..app.replaying import FrameStream
 from ..app.tasks import load_one
 from ..errors import BabaError
-from ..game import Frame, Replay, replay, rule_text
+from ..files import check_output
+from ..game import Frame, rule_text
 from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
-from .common import EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, safe
+from .common import (
+    EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, delay_seconds, safe, step_number,
+)
 
 
 def add_parser(subparsers: Subparsers) -> None:
@@ -44,14 +49,15 @@ def add_parser(subparsers: Subparsers) -> None:
     )
     p.add_argument(
         "--delay",
-        type=float,
+        type=delay_seconds,
         metavar="S",
         default=0.25,
-        help="seconds between animation steps, and per GIF or HTML frame (default: 0.25)",
+        help="seconds between animation steps, and per GIF or HTML frame, from 0 to"
+             f" {limits.MAX_DELAY:g} (default: 0.25)",
     )
     p.add_argument("--png", metavar="OUT.png", default=None,
                    help="draw one frame as a PNG: the level, or with SOLUTION its last frame (see --step)")
-    p.add_argument("--step", type=int, metavar="K", default=None,
+    p.add_argument("--step", type=step_number, metavar="K", default=None,
                    help="with --png: draw the frame after K steps instead")
     p.add_argument("--gif", metavar="OUT.gif", default=None,
                    help="write the replay as an animated GIF, a frame per step (the last one holds)")
@@ -111,20 +117,40 @@ def _frame_text(level: Level, frame: "Frame", total: int) -> str:
     return f"{header}\n{render_grid(level, frame)}\nrules: {rules}"
 
 
-def _write_pictures(args: argparse.Namespace, level: Level, result: "Replay") -> None:
-    """The --png, --gif and --html outputs of show."""
-    frames = result.frames
+def _picture_targets(args: argparse.Namespace) -> List[Tuple[str, str]]:
+    """(option, path) of each picture asked for, each checked before any
+    work: its folder exists, and what it names, if anything, is a regular
+    file (a FIFO or a device would be replaced by the rename)."""
+    targets = [(option, path) for option, path in (("--png", args.png), ("--gif", args.gif), ("--html", args.html))
+               if path is not None]
+    for option, path in targets:
+        if not Path(path).parent.is_dir():
+            raise BabaError(f"{path}: cannot write {option}: no such folder {Path(path).parent}")
+        check_output(path, option)
+    return targets
+
+
+def _write_pictures(args: argparse.Namespace, level: Level, frames: FrameStream) -> None:
+    """The --png, --gif and --html outputs of show, each drawn from the
+    replay streamed afresh."""
     if args.step is not None and not 0 <= args.step < len(frames):
         raise BabaError(f"--step must be between 0 and {len(frames) - 1} (the steps played), got {args.step}")
-    for option, path in (("--png", args.png), ("--gif", args.gif), ("--html", args.html)):
-        if path is not None and not Path(path).parent.is_dir():
-            raise BabaError(f"{path}: cannot write {option}: no such folder {Path(path).parent}")
+    delay_ms = max(10, int(args.delay * 1000))
     if args.png:
-        render.write_png(level, frames[args.step if args.step is not None else -1], args.png)
+        render.write_png(level, frames.frame(args.step if args.step is not None else len(frames) - 1), args.png)
     if args.gif:
-        render.write_gif(level, frames, args.gif, delay_ms=max(10, int(args.delay * 1000)))
+        render.write_gif(level, frames, args.gif, delay_ms=delay_ms)
     if args.html:
-        render.write_html(level, frames, args.html, title=level.name, delay_ms=max(10, int(args.delay * 1000)))
+        render.write_html(level, frames, args.html, title=level.name, delay_ms=delay_ms, count=len(frames))
+
+
+def _print_json(frames: FrameStream, rules: str) -> None:
+    """The JSON array of records, a record at a time."""
+    out = sys.stdout
+    out.write("[\n")
+    for k, frame in enumerate(frames):
+        out.write((",\n" if k else "") + json.dumps({"rule_set": rules, **frame.record()}, ensure_ascii=False))
+    out.write("\n]\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -132,27 +158,25 @@ def run(args: argparse.Namespace) -> int:
     if args.solution is None and not (args.json or args.png or args.gif or args.html):
         print(render_level(level, entry))
         return 0
-    if args.delay < 0:
-        raise BabaError(f"--delay must not be negative, got {args.delay:g}")
 
     actions = parse_solution(args.solution) if args.solution is not None else []
     total = len(actions)
-    result = replay(level, actions, keep_frames=True)
+    pictures = _picture_targets(args)
+    frames = FrameStream(level, actions)
+    result = frames.result
     status = EXIT_OK if result.won or args.solution is None else EXIT_NO
 
-    if args.png or args.gif or args.html:
-        _write_pictures(args, level, result)
+    if pictures:
+        _write_pictures(args, level, frames)
         print(result.summary(total) if args.solution is not None else safe(level.name))
         return status
 
     if args.json:
-        records = [{"rule_set": level.rules, **frame.record()} for frame in result.frames]
-        body = ",\n".join(json.dumps(r, ensure_ascii=False) for r in records)
-        print("[\n" + body + "\n]")
+        _print_json(frames, level.rules)
         return status
 
     animate = not args.frames and sys.stdout.isatty()
-    for k, frame in enumerate(result.frames):
+    for k, frame in enumerate(frames):
         if animate:
             if k:
                 time.sleep(args.delay)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from ..app.limits import DEFAULT_MAX_STATES, Limits, default_threads
+from ..app.limits import DEFAULT_MAX_STATES, PER_CPU, Limits, default_threads
 from ..app.running import LevelOutcome, run_many
 from ..app.solving import SOLUTION_FILE, solve_path
 from ..app.tasks import LevelTask, load_tasks
@@ -44,7 +44,7 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="threads that expand each batch of states (breadth-first search and its result"
                         " are the same for any N) and that run the satisficing searches side by side"
                         " (which of them finds a solution first may differ) (default: every CPU this"
-                        " process may use)")
+                        f" process may use; at most {PER_CPU} per CPU)")
     add_mode_argument(p)
     add_rules_argument(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -91,6 +91,9 @@ def explain(result: SearchResult, limits: Limits) -> str:
         return (f"time limit hit (--timeout {limits.timeout:g}): no solution within "
                 f"{_seconds(result.stats.elapsed)}; the level may still be solvable ({bound})")
     if status == Status.INTERRUPTED:
+        if result.solution is not None:
+            return (f"interrupted (Ctrl-C): best solution so far {len(result.solution)} moves, not proven"
+                    f" shortest ({bound}), not written; counters so far below")
         return "interrupted (Ctrl-C): stopped before a solution was found; counters so far below"
     return f"{status}: {result.note}"
 
@@ -100,6 +103,11 @@ def _progress_text(stats: SearchStats) -> str:
         return f"satisficing: {best_so_far(stats.best)}  {count(stats.unique)} states  {stats.elapsed:.1f} s"
     return (f"depth {stats.depth}  {count(stats.unique)} unique states  "
             f"{count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s")
+
+
+def _best_so_far(result: SearchResult) -> Optional[Sequence[Action]]:
+    """The solution of a search stopped by Ctrl-C, if it had found one."""
+    return result.solution if result.status == Status.INTERRUPTED else None
 
 
 def _exit_code(status: str) -> int:
@@ -122,12 +130,16 @@ def run(args: argparse.Namespace) -> int:
             "level": level.name, "rule_set": level.rules, "status": result.status,
             "proven_shortest": result.proven_shortest,
             "lower_bound": result.lower_bound, "limit": result.limit,
-            "solution": solution_json(result.solution), "stats": stats_json(result.stats),
+            "solution": solution_json(result.solution if result.status != Status.INTERRUPTED else None),
+            "best_so_far": solution_json(_best_so_far(result)), "stats": stats_json(result.stats),
         })
         return _exit_code(result.status)
     rows: List[Tuple[str, str]] = [("level", safe(level.name)), ("rules", level.rules),
                                    ("status", explain(result, limits))]
-    if result.solution is not None:
+    best = _best_so_far(result)
+    if best is not None:
+        rows += [("best so far", to_arrows(best)), ("keke", to_keke(best))]
+    elif result.solution is not None:
         rows += [("solution", to_arrows(result.solution)), ("keke", to_keke(result.solution))]
         if written is not None:
             rows.append(("written", str(written)))
@@ -160,6 +172,7 @@ def _record(o: LevelOutcome) -> Dict[str, Any]:
         "id": o.id, "level": o.name or None, "rule_set": o.rules, "status": o.status,
         "proven_shortest": o.proven_shortest, "lower_bound": o.lower_bound, "limit": o.limit,
         "solution": solution_json(o.solution if o.solved else None),
+        "best_so_far": solution_json(o.solution if o.status == Status.INTERRUPTED else None),
         "stats": None if o.status == Status.ERROR else {
             "expanded": o.expanded, "generated": o.generated, "unique": o.unique, "dead_ends": o.dead_ends,
             "depth": o.depth, "peak_frontier": o.peak_frontier, "elapsed": round(o.elapsed, 6),

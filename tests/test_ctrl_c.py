@@ -1,0 +1,223 @@
+"""Ctrl-C stops every search at any moment (issue 24): exit status 130,
+within half a second (5 s here, for a busy machine), the counters so far
+printed, no solution.txt for a search that did not finish, no file left
+half-written.
+
+The signal is sent from the test to a `baba` child process, at moments
+that fall in the different steps of each mode; in-process tests raise
+KeyboardInterrupt inside each step of mode "both" to pin down what each
+returns."""
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import List, Sequence
+
+import pytest
+
+from babasolver import solver
+from babasolver.app.solving import solve_level
+from babasolver.app.limits import Limits
+from babasolver.level import read_folder
+from babasolver.status import Status
+
+#: Seconds from the signal to the exit the tests allow (the promise is 0.5 s).
+CEILING = 5.0
+
+# No solution exists within reach, and no search proves it: every mode runs
+# until its time limit unless stopped.
+ENDLESS_TILES = ("b Baba\nB Baba text\ni is text\ny you text\nr rock\nR rock text\np push text\nf flag\n"
+                 "F flag text\nw win text\n. empty\n")
+ENDLESS_CONTENT = ("Biy.........Rip\n...............\n..r..r..r..r...\n...............\n..r..r..b..r...\n"
+                   "...............\n..r..r..r..r...\n...............\nF.............f\n")
+
+
+def endless_level(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "tiles.txt").write_text(ENDLESS_TILES, encoding="utf-8")
+    (folder / "content.txt").write_text(ENDLESS_CONTENT, encoding="utf-8")
+    return folder
+
+
+def level01(repo_root: Path, tmp_path: Path) -> Path:
+    """levels/01, without its solution: a first solution within about a
+    second, then the steps that prove or shorten it, for many seconds."""
+    folder = tmp_path / "01"
+    shutil.copytree(repo_root / "levels" / "01", folder)
+    (folder / "solution.txt").unlink()
+    return folder
+
+
+def interrupt(argv: Sequence[object], at: float) -> "tuple[int, float, str, str]":
+    """Run baba, send SIGINT after `at` seconds: (exit status, seconds from
+    the signal to the exit, stdout, stderr)."""
+    child = subprocess.Popen([sys.executable, "-m", "babasolver", *map(str, argv)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    time.sleep(at)
+    assert child.poll() is None, "the command ended before the signal"
+    sent = time.monotonic()
+    child.send_signal(signal.SIGINT)
+    try:
+        out, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        pytest.fail(f"baba {' '.join(map(str, argv))} did not stop within 60 s of Ctrl-C at {at} s")
+    return child.returncode, time.monotonic() - sent, out, err
+
+
+def files_in(folder: Path) -> List[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+def field(out: str, name: str) -> str:
+    for line in out.splitlines():
+        if line.startswith(name + ":"):
+            return line.split(":", 1)[1].strip()
+    raise AssertionError(f"no {name!r} line in {out!r}")
+
+
+def assert_solve_interrupted(code: int, took: float, out: str, err: str, folder: Path) -> None:
+    assert code == 130, (out, err)
+    assert took < CEILING, took
+    assert "Traceback" not in err
+    assert field(out, "status").startswith("interrupted (Ctrl-C)")
+    assert int(field(out, "expanded").replace(",", "")) > 0          # the counters so far
+    assert files_in(folder) == ["content.txt", "tiles.txt"]           # no solution.txt, no temporary file
+    if "best solution so far" in field(out, "status"):
+        assert field(out, "best so far") and "not written" in field(out, "status")
+    else:
+        assert field(out, "solution") == "none"
+
+
+@pytest.mark.parametrize("mode, at", [
+    ("both", 0.4),        # the first slice of breadth-first search
+    ("both", 1.6),        # the satisficing race, or the narrow beams after it
+    ("both", 4.0),        # breadth-first search bounded by the solution, or the beams after it
+    ("shortest", 0.4),
+    ("shortest", 2.0),
+])
+def test_ctrl_c_stops_solve_on_a_level_it_solves(repo_root, tmp_path, mode, at):
+    folder = level01(repo_root, tmp_path)
+    code, took, out, err = interrupt(["solve", folder, "--mode", mode, "--timeout", "30"], at)
+    assert_solve_interrupted(code, took, out, err, folder)
+
+
+@pytest.mark.parametrize("mode, at", [("fast", 0.4), ("fast", 2.0), ("both", 2.0)])
+def test_ctrl_c_stops_solve_on_a_level_no_search_finishes(tmp_path, mode, at):
+    folder = endless_level(tmp_path / "endless")
+    code, took, out, err = interrupt(["solve", folder, "--mode", mode, "--timeout", "30"], at)
+    assert_solve_interrupted(code, took, out, err, folder)
+
+
+def test_ctrl_c_stops_solve_json(repo_root, tmp_path):
+    import json
+
+    folder = level01(repo_root, tmp_path)
+    code, took, out, err = interrupt(["solve", folder, "--timeout", "30", "--json"], 1.6)
+    assert code == 130 and took < CEILING, err
+    data = json.loads(out)
+    assert data["status"] == "interrupted" and data["solution"] is None and not data["proven_shortest"]
+    assert data["stats"]["expanded"] > 0
+    assert data["best_so_far"] is None or data["best_so_far"]["moves"] >= data["lower_bound"]
+    assert files_in(folder) == ["content.txt", "tiles.txt"]
+
+
+def test_ctrl_c_stops_solve_all(repo_root, tmp_path):
+    level01(repo_root, tmp_path / "set")
+    endless_level(tmp_path / "set" / "endless")
+    code, took, out, err = interrupt(["solve", tmp_path / "set", "--all", "--timeout", "30"], 2.0)
+    assert code == 130 and took < CEILING, err
+    assert "interrupted" in out and "Traceback" not in err
+    assert files_in(tmp_path / "set" / "01") == ["content.txt", "tiles.txt"]
+
+
+@pytest.mark.parametrize("jobs, at", [("1", 1.0), ("1", 2.6), ("2", 2.0)])
+def test_ctrl_c_stops_bench(repo_root, tmp_path, jobs, at):
+    level01(repo_root, tmp_path / "set")
+    endless_level(tmp_path / "set" / "endless")
+    report = tmp_path / "report.json"
+    code, took, out, err = interrupt(["bench", tmp_path / "set", "--timeout", "30", "--jobs", jobs,
+                                      "--report", report], at)
+    assert code == 130, (out, err)
+    assert took < CEILING, took
+    assert err.strip().splitlines()[-1] == "baba bench: interrupted" and "Traceback" not in err
+    assert "(bench interrupted: the rest did not run)" in out
+    limits_line = next(line for line in out.splitlines() if "limit reached" in line)
+    assert "interrupted 0)" not in limits_line                        # the level cut short says so
+    assert files_in(tmp_path) == ["report.json", "set"]               # the report of the levels so far
+
+
+# --------------------------------------------------------------------------
+# In process: Ctrl-C inside each step of mode "both" (a KeyboardInterrupt
+# raised where the signal would raise it), on levels/01.
+
+
+@pytest.fixture(scope="module")
+def level_01(repo_root):
+    return read_folder(repo_root / "levels" / "01")
+
+
+def test_ctrl_c_in_the_bounded_breadth_first_search_is_no_limit(monkeypatch, level_01, tmp_path):
+    """Breadth-first search after the first solution used to report Ctrl-C
+    as the limit that stopped it, and the run as solved, and wrote it."""
+    real = solver.first_solution
+    found = []
+
+    def first_solution(*args, **kwargs):
+        pool = real(*args, **kwargs)
+        found.append(pool.solution)
+        return pool
+
+    def progress(stats):
+        if found and not stats.satisficing:        # breadth-first search again, bounded by the solution
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(solver, "first_solution", first_solution)
+    folder = tmp_path / "01"
+    folder.mkdir()
+    result = solve_level(level_01, Limits(timeout=20), progress=progress, progress_every=0.05, folder=folder)
+    assert found and found[0] is not None
+    assert result.status == Status.INTERRUPTED and not result.proven_shortest
+    assert result.solution is not None and result.lower_bound <= len(result.solution)   # the best so far
+    assert list(folder.iterdir()) == []
+
+
+@pytest.mark.parametrize("step, passes", [
+    ("improve", 0),       # the narrow beams right after the first solution
+    ("improve", 1),       # the beams after breadth-first search
+    ("shorten", 0),
+])
+def test_ctrl_c_in_the_beams_or_the_shortening_is_interrupted(monkeypatch, level_01, tmp_path, step, passes):
+    real = getattr(solver, step)
+    calls = []
+
+    def stopped(*args, **kwargs):
+        calls.append(step)
+        if len(calls) <= passes:
+            return real(*args, **kwargs)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solver, step, stopped)
+    folder = tmp_path / "01"
+    folder.mkdir()
+    result = solve_level(level_01, Limits(timeout=4), folder=folder)
+    assert len(calls) == passes + 1
+    assert result.status == Status.INTERRUPTED and not result.proven_shortest
+    assert result.solution is not None and result.stats.expanded > 0
+    assert list(folder.iterdir()) == []        # nothing written for an unfinished search
+
+
+def test_ctrl_c_between_the_steps_gives_the_counters_so_far(monkeypatch, level_01):
+    def stopped(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(solver._BreadthFirst, "seconds_to_reach", stopped)
+    result = solve_level(level_01, Limits(timeout=3))
+    assert result.status == Status.INTERRUPTED and result.stats.expanded > 0
