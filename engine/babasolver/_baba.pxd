@@ -108,6 +108,7 @@ cdef class GameWorkspace(Workspace):
     cdef int list_movers(self, const Rules* rules, bint you) noexcept nogil
     cdef bint transform(self, const Rules* rules) noexcept nogil
     cdef bint destroy(self, const Rules* rules) noexcept nogil
+    cdef void destroy_where(self, const Rules* rules, uint16_t victim, uint16_t killer) noexcept nogil
     cdef bint won(self, const Rules* rules) noexcept nogil
     cdef bint transforms_due(self, const Rules* rules) noexcept nogil
     cdef bint destruction_due(self, const Rules* rules) noexcept nogil

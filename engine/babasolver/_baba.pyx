@@ -4,6 +4,7 @@
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t
 from libc.string cimport memcpy, memset, memcmp
 
+from babasolver._ruleset import refuse_unknown_words
 from babasolver._ruleset cimport (
     CoreLevel, Pool, Workspace, WAIT, N_ACTIONS, TURN_CHANGED, TURN_WON, TURN_DEAD, TURN_ILLEGAL,
     GUIDE_BLIND, GUIDE_PAIRS,
@@ -287,11 +288,7 @@ cdef class GameLevel(CoreLevel):
         for t in cells:
             if t < 0 or t >= N_TILES:
                 raise ValueError(f"unknown tile id {t}")
-        unknown = sorted({tiles.WORDS[t] for t in cells
-                          if TILE_KIND[t] == KIND_PROPERTY_TEXT and tiles.WORDS[t] not in PROPERTY_BITS})
-        if unknown:
-            raise ValueError(f"the {NAME} rules give no meaning to {', '.join(map(repr, unknown))} "
-                             f"(they implement {', '.join(PROPERTY_BITS)})")
+        refuse_unknown_words(NAME, PROPERTY_BITS, cells)
         cdef int pw = width + 2, ph = height + 2
         if pw * ph > 65535:
             raise ValueError(f"level is too large: {width}x{height} is {width * height} cells")
@@ -622,36 +619,29 @@ cdef class GameWorkspace(Workspace):
             if self.doomed[i]:
                 pos.alive[i] = 0
                 texts_gone = texts_gone or is_text_tile(pos.tile[i])
-        # MELT on a cell with a HOT thing (itself counting).
-        self.chain_cells()
-        memset(self.doomed, 0, pos.n)
-        for i in range(pos.n):
-            if pos.alive[i] and thing_bits(pos, rules, i) & G_MELT:
-                o = self.head[pos.cell[i]]
-                while o >= 0:
-                    if thing_bits(pos, rules, o) & G_HOT:
-                        self.doomed[i] = 1
-                        break
-                    o = self.next_on_cell[o]
-        for i in range(pos.n):
-            if self.doomed[i]:
-                pos.alive[i] = 0
-        # YOU on a cell with a DEFEAT thing (itself counting).
-        self.chain_cells()
-        memset(self.doomed, 0, pos.n)
-        for i in range(pos.n):
-            if pos.alive[i] and thing_bits(pos, rules, i) & G_YOU:
-                o = self.head[pos.cell[i]]
-                while o >= 0:
-                    if thing_bits(pos, rules, o) & G_DEFEAT:
-                        self.doomed[i] = 1
-                        break
-                    o = self.next_on_cell[o]
-        for i in range(pos.n):
-            if self.doomed[i]:
-                pos.alive[i] = 0
+        self.destroy_where(rules, G_MELT, G_HOT)
+        self.destroy_where(rules, G_YOU, G_DEFEAT)
         self.chain_cells()
         return texts_gone
+
+    cdef void destroy_where(self, const Rules* rules, uint16_t victim, uint16_t killer) noexcept nogil:
+        """Every `victim` thing on a cell that holds a `killer` thing (itself
+        counting) leaves play; the killers stay."""
+        cdef int i, o
+        cdef Things* pos = &self.pos
+        self.chain_cells()
+        memset(self.doomed, 0, pos.n)
+        for i in range(pos.n):
+            if pos.alive[i] and thing_bits(pos, rules, i) & victim:
+                o = self.head[pos.cell[i]]
+                while o >= 0:
+                    if thing_bits(pos, rules, o) & killer:
+                        self.doomed[i] = 1
+                        break
+                    o = self.next_on_cell[o]
+        for i in range(pos.n):
+            if self.doomed[i]:
+                pos.alive[i] = 0
 
     cdef bint won(self, const Rules* rules) noexcept nogil:
         """A YOU object on a cell with a WIN object (itself counting, §7)."""

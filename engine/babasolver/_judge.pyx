@@ -12,6 +12,7 @@ from babasolver._ruleset cimport (
 from babasolver._tiles cimport *
 
 from babasolver import tiles
+from babasolver._ruleset import refuse_unknown_words
 
 cdef extern from *:
     int __builtin_popcountll(unsigned long long) nogil
@@ -39,13 +40,6 @@ ILLEGAL_REASONS = {
 }
 
 
-def unimplemented_words(grid) -> list:
-    """The property words of `grid`'s texts that this rule set does not implement."""
-    return sorted({tiles.WORDS[t] for t in set(grid)
-                   if 0 <= t < N_TILES and TILE_KIND[t] == KIND_PROPERTY_TEXT
-                   and tiles.WORDS[t] not in PROPERTY_BITS})
-
-
 # ------------------------------------------------------------- level --
 
 cdef class JudgeLevel(CoreLevel):
@@ -66,10 +60,7 @@ cdef class JudgeLevel(CoreLevel):
         for t in cells:
             if t < 0 or t >= N_TILES:
                 raise ValueError(f"unknown tile id {t}")
-        unknown = unimplemented_words(cells)
-        if unknown:
-            raise ValueError(f"the {NAME} rules give no meaning to {', '.join(map(repr, unknown))} "
-                             f"(they implement {', '.join(PROPERTY_BITS)})")
+        refuse_unknown_words(NAME, PROPERTY_BITS, cells)
         # A ring of border cells around every level (Keke maps come with
         # one), so a move never needs a bounds check.
         for x in range(width):

@@ -1,5 +1,6 @@
 """Type stubs for the rule-set interface (babasolver._ruleset)."""
 from enum import IntEnum
+from typing import Collection, Iterable, List
 
 class Guide(IntEnum):
     """What a satisficing search asks the rule set's estimate and atoms for."""
@@ -17,3 +18,6 @@ class CoreLevel:
     n_atoms: int
     n_pair_atoms: int
     max_atoms: int
+
+def unknown_words(words: Collection[str], grid: Iterable[int]) -> List[str]: ...
+def refuse_unknown_words(name: str, words: Collection[str], grid: Iterable[int]) -> None: ...

@@ -3,6 +3,23 @@
 from libc.stdlib cimport calloc, free
 
 
+def unknown_words(words, grid) -> list:
+    """The property words of the texts in `grid` that are not in `words`."""
+    from babasolver import tiles
+
+    return sorted({tiles.WORDS[t] for t in set(grid)
+                   if 0 <= t < tiles.N_TILES and tiles.IS_PROPERTY_TEXT[t] and tiles.WORDS[t] not in words})
+
+
+def refuse_unknown_words(name, words, grid):
+    """ValueError, in one line, when `grid` uses a property word the rule set
+    `name` does not implement (`words`)."""
+    unknown = unknown_words(words, grid)
+    if unknown:
+        raise ValueError(f"the {name} rules give no meaning to {', '.join(map(repr, unknown))} "
+                         f"(they implement {', '.join(words)})")
+
+
 cdef class Pool:
     def __cinit__(self):
         self.addresses = []

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, Iterable, List, Tuple
 
-from . import _baba, _judge, tiles
+from . import _baba, _judge, _ruleset
 from ._ruleset import CoreLevel
 
 __all__ = ["RuleSet", "RULE_SETS", "DEFAULT_RULES", "JUDGE_RULES", "rule_set", "core_level", "unknown_words",
@@ -72,8 +72,7 @@ def rule_set(name: str) -> RuleSet:
 
 def unknown_words(rules: RuleSet, grid: Iterable[int]) -> List[str]:
     """The property words of the tiles in `grid` that `rules` gives no meaning."""
-    return sorted({tiles.WORDS[t] for t in set(grid)
-                   if 0 <= t < tiles.N_TILES and tiles.IS_PROPERTY_TEXT[t] and tiles.WORDS[t] not in rules.words})
+    return _ruleset.unknown_words(rules.words, grid)
 
 
 def core_level(level: Any) -> CoreLevel:
