@@ -4,7 +4,6 @@
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t
 from libc.string cimport memcpy, memset, memcmp
 
-from babasolver._ruleset import refuse_unknown_words
 from babasolver._ruleset cimport (
     CoreLevel, Pool, Workspace, WAIT, N_ACTIONS, TURN_CHANGED, TURN_WON, TURN_DEAD, TURN_ILLEGAL,
     GUIDE_BLIND, GUIDE_PAIRS,
@@ -275,20 +274,10 @@ cdef class GameLevel(CoreLevel):
 
     def __cinit__(self, int width, int height, grid, facings=()):
         cdef int x, y, cell, tile, pad = 1, i, k
-        cdef Py_ssize_t n = len(grid)
-        if width < 1 or height < 1 or n != width * height:
-            raise ValueError(f"grid has {n} cells, expected {width}x{height}")
-        facings = tuple(facings) or (0,) * n
-        if len(facings) != n:
-            raise ValueError(f"facings has {len(facings)} cells, expected {n}")
-        self.level_width = width
-        self.level_height = height
-        self.rules = NAME
-        cells = [int(t) for t in grid]
-        for t in cells:
-            if t < 0 or t >= N_TILES:
-                raise ValueError(f"unknown tile id {t}")
-        refuse_unknown_words(NAME, PROPERTY_BITS, cells)
+        cells = self.take_grid(NAME, PROPERTY_BITS, width, height, grid)
+        facings = tuple(facings) or (0,) * len(cells)
+        if len(facings) != len(cells):
+            raise ValueError(f"facings has {len(facings)} cells, expected {len(cells)}")
         cdef int pw = width + 2, ph = height + 2
         if pw * ph > 65535:
             raise ValueError(f"level is too large: {width}x{height} is {width * height} cells")

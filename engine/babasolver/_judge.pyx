@@ -12,7 +12,6 @@ from babasolver._ruleset cimport (
 from babasolver._tiles cimport *
 
 from babasolver import tiles
-from babasolver._ruleset import refuse_unknown_words
 
 cdef extern from *:
     int __builtin_popcountll(unsigned long long) nogil
@@ -50,17 +49,7 @@ cdef class JudgeLevel(CoreLevel):
     def __cinit__(self, int width, int height, grid, facings=()):
         # The judge's game has no facings at load: `facings` is not read.
         cdef int x, y, cell, tile, pad = 0, n_objects, i, k
-        cdef Py_ssize_t n = len(grid)
-        if width < 1 or height < 1 or n != width * height:
-            raise ValueError(f"grid has {n} cells, expected {width}x{height}")
-        self.level_width = width
-        self.level_height = height
-        self.rules = NAME
-        cells = [int(t) for t in grid]
-        for t in cells:
-            if t < 0 or t >= N_TILES:
-                raise ValueError(f"unknown tile id {t}")
-        refuse_unknown_words(NAME, PROPERTY_BITS, cells)
+        cells = self.take_grid(NAME, PROPERTY_BITS, width, height, grid)
         # A ring of border cells around every level (Keke maps come with
         # one), so a move never needs a bounds check.
         for x in range(width):

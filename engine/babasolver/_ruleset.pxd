@@ -78,3 +78,4 @@ cdef class CoreLevel:
     cdef Pool mem
 
     cdef Workspace workspace(self)
+    cdef list take_grid(self, str name, object words, int width, int height, object grid)

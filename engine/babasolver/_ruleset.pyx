@@ -105,3 +105,19 @@ cdef class CoreLevel:
 
     cdef Workspace workspace(self):
         raise TypeError("CoreLevel is an interface")
+
+    cdef list take_grid(self, str name, object words, int width, int height, object grid):
+        """A rule set's level begins here: the size, the tile ids and the
+        property words checked (ValueError, in one line), the grid as a list."""
+        from babasolver import tiles
+
+        cdef Py_ssize_t n = len(grid)
+        if width < 1 or height < 1 or n != width * height:
+            raise ValueError(f"grid has {n} cells, expected {width}x{height}")
+        cells = [int(t) for t in grid]
+        for t in cells:
+            if t < 0 or t >= tiles.N_TILES:
+                raise ValueError(f"unknown tile id {t}")
+        refuse_unknown_words(name, words, cells)
+        self.level_width, self.level_height, self.rules = width, height, name
+        return cells
