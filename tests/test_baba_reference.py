@@ -246,14 +246,9 @@ def test_a_is_b_and_b_is_a_swap_every_turn():
     assert [at(played(rows, m), 0, 2) for m in ("s", "ss")] == [[("f", RIGHT)], [("r", RIGHT)]]
 
 
-def test_two_identical_rules_make_two_objects():       # U4, this engine's reading
-    sim = played(["R1F", "R1F", "r.."], "s")
-    assert at(sim, 0, 2) == [("f", RIGHT), ("f", RIGHT)]
-
-
-def test_new_objects_come_last_in_creation_order():
-    sim = played(["R1F", "rb."], "s")
-    assert [tiles.KEKE_CHARS[t] for t, *_ in sim.objects()] == ["b", "f"]
+# Two identical rules (U4) and the order new objects take (U5) are points
+# RULES-baba.md leaves open: the engines choose its proposal (README, "Rule
+# sets"), and no test here asserts it.
 
 
 # -------------------------------------------------------- destruction (§6)
