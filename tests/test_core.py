@@ -6,7 +6,7 @@ import random
 import pytest
 
 from babasolver import tiles
-from babasolver._core import Expander, StateStore
+from babasolver._core import STORE_CAPACITY, Expander, StateStore
 from babasolver._judge import JudgeLevel
 from babasolver.rulesets import core_level
 from babasolver.game import Simulation
@@ -349,3 +349,33 @@ def test_generate_only_reads_the_store_and_insert_adds_what_expand_would():
         by_expand.parent(i) for i in range(n, len(by_expand))]
     with pytest.raises(IndexError):
         two_steps.generate(0, len(by_steps) + 1)
+
+
+def test_store_holds_more_states_than_the_old_26_bit_index():
+    """The store once stopped at 2**26 - 2 states; now memory does. Tiny
+    4-byte records past that mark, each found again at its own index, with
+    its parent and its path intact."""
+    old_limit = (1 << 26) - 2
+    n = old_limit + 100_000
+    store = StateStore(1024)
+    assert store.add_counting(0, n, 4) == n
+    assert len(store) == n > old_limit
+    assert STORE_CAPACITY >= 1 << 32
+    for k in (0, 1, 4095, 4096, old_limit - 1, old_limit, old_limit + 1, n - 1):
+        record = k.to_bytes(4, "little")
+        assert store.find(record) == k and store.get(k) == record
+        assert store.add(record) == -1
+        if k:
+            assert store.parent(k) == (k - 1, 0)
+    assert store.add_counting(0, n, 4) == 0              # every one of them is a duplicate
+    assert store.memory_bytes < 32 * n
+
+
+def test_store_refuses_to_grow_past_its_byte_limit():
+    store = StateStore(1024, byte_limit=4 << 20)
+    with pytest.raises(MemoryError):
+        store.add_counting(0, 10**7, 4)
+    assert 0 < len(store) < 10**7
+    assert store.memory_bytes <= 4 << 20
+    kept = len(store)
+    assert store.find((kept - 1).to_bytes(4, "little")) == kept - 1

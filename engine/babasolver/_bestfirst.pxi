@@ -36,7 +36,7 @@ cdef class BestFirst(Counted):
     cdef StateStore store
     cdef Workspace work
     cdef uint64_t* heap_key
-    cdef uint32_t* heap_state
+    cdef size_t* heap_state
     cdef size_t heap_size, heap_room
     cdef uint64_t age
     cdef uint8_t* seen_atoms        # per h bucket, per atom of the rule set
@@ -113,10 +113,10 @@ cdef class BestFirst(Counted):
                 self.set_depth(index, 0)
             self.novel(self.work.estimate(self.guide))
             if self.width:
-                self.layer[0].key, self.layer[0].state = 0, <uint32_t>index
+                self.layer[0].key, self.layer[0].state = 0, <size_t>index
                 self.layer_n, self.layer_at = 1, 0
             else:
-                self.push(0, <uint32_t>index)
+                self.push(0, <size_t>index)
         return index
 
     def tighten(self, int bound):
@@ -147,7 +147,7 @@ cdef class BestFirst(Counted):
                     new = True
         return new
 
-    cdef int push(self, uint64_t key, uint32_t state) except -1 nogil:
+    cdef int push(self, uint64_t key, size_t state) except -1 nogil:
         cdef size_t i, parent
         if self.heap_size == self.heap_room:
             safe_realloc(&self.heap_key, 2 * self.heap_room)
@@ -166,10 +166,10 @@ cdef class BestFirst(Counted):
         self.heap_state[i] = state
         return 0
 
-    cdef uint32_t pop(self) noexcept nogil:
-        cdef uint32_t top = self.heap_state[0]
+    cdef size_t pop(self) noexcept nogil:
+        cdef size_t top = self.heap_state[0]
         cdef uint64_t key
-        cdef uint32_t state
+        cdef size_t state
         cdef size_t i = 0, child, n
         self.heap_size -= 1
         n = self.heap_size
@@ -208,7 +208,7 @@ cdef class BestFirst(Counted):
         self.depths[index] = <uint16_t>(depth if depth < NO_BOUND - 1 else NO_BOUND - 1)   # deeper than any bound
         return 0
 
-    cdef int queue(self, uint64_t key, uint32_t state) except -1 nogil:
+    cdef int queue(self, uint64_t key, size_t state) except -1 nogil:
         """Into the heap, or with a beam into the next layer."""
         if not self.width:
             return self.push(key, state)
@@ -220,7 +220,7 @@ cdef class BestFirst(Counted):
         self.next_n += 1
         return 0
 
-    cdef int next_state(self, uint32_t* index) noexcept nogil:
+    cdef int next_state(self, size_t* index) noexcept nogil:
         """The next state to expand: SEARCH_GOING, or SEARCH_EXHAUSTED when
         none is left (greedy: every reachable state was seen), or SEARCH_DRY
         (a beam ran dry or reached the bound, which proves nothing)."""
@@ -248,7 +248,7 @@ cdef class BestFirst(Counted):
         self.layer_at += 1
         return SEARCH_GOING
 
-    cdef int64_t stored_child(self, uint32_t index, int action, int length) except -2 nogil:
+    cdef int64_t stored_child(self, size_t index, int action, int length) except -2 nogil:
         """Store the child packed in `record`; its index, or -1 when there
         is nothing to queue. Under a bound a state's depth matters: a
         shorter way to a stored state takes its place, and the state is
@@ -270,15 +270,14 @@ cdef class BestFirst(Counted):
 
     cdef int search(self, uint64_t expansions) except -1 nogil:
         cdef uint64_t done = 0, key
-        cdef uint32_t index
+        cdef size_t index
         cdef int action, flags, length, h, outcome, child_kind
         cdef int64_t child
         while done < expansions:
             outcome = self.next_state(&index)
             if outcome != SEARCH_GOING:
                 return outcome
-            if self.work.load(self.store.arena + self.store.offsets[index],
-                              <int>(self.store.offsets[index + 1] - self.store.offsets[index]), False) < 0:
+            if self.work.load(self.store.record_at(index), self.store.length_of(index), False) < 0:
                 bad_record()
             self.counts.expanded += 1
             done += 1
@@ -299,6 +298,6 @@ cdef class BestFirst(Counted):
                         key = ((<uint64_t>(0 if self.novel(h) else 1)) << 63
                                | (<uint64_t>h << 40) | (self.age & ((<uint64_t>1 << 40) - 1)))
                         self.age += 1
-                        self.queue(key, <uint32_t>child)
+                        self.queue(key, <size_t>child)
                 self.work.restore()
         return SEARCH_GOING

@@ -21,6 +21,7 @@ cdef extern from *:
         __uint128_t product = (__uint128_t)a * b;
         return (uint64_t)product ^ (uint64_t)(product >> 64);
     }
+    #include <string.h>
     #if defined(__linux__)
     #include <sys/mman.h>
     #endif
@@ -56,6 +57,22 @@ cdef extern from *:
         return q;
     #endif
     }
+    /* A table slot is 40 bits, read and written at any byte (the table
+       keeps 8 spare bytes at its end for the whole-word read). */
+    static inline uint64_t core_load40(const uint8_t* p) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint64_t word;
+        memcpy(&word, p, 8);
+        return word & 0xFFFFFFFFFFULL;
+    #else
+        return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16
+             | (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32;
+    #endif
+    }
+    static inline void core_store40(uint8_t* p, uint64_t value) {
+        p[0] = (uint8_t)value; p[1] = (uint8_t)(value >> 8); p[2] = (uint8_t)(value >> 16);
+        p[3] = (uint8_t)(value >> 24); p[4] = (uint8_t)(value >> 32);
+    }
     static void core_block_free(void* p, size_t n) {
         if (!p) return;
     #if defined(__linux__) && defined(MREMAP_MAYMOVE)
@@ -70,6 +87,8 @@ cdef extern from *:
     void* core_block_new(size_t n) nogil
     void* core_block_grow(void* p, size_t old_n, size_t new_n) nogil
     void core_block_free(void* p, size_t n) nogil
+    uint64_t core_load40(const uint8_t* p) nogil
+    void core_store40(uint8_t* p, uint64_t value) nogil
 
 
 
@@ -83,7 +102,7 @@ cpdef enum SearchOutcome:
 
 include "_store.pxi"
 
-#: The most states a StateStore holds (26-bit indices).
+#: The most states a StateStore holds (34-bit indices); memory runs out first.
 STORE_CAPACITY = MAX_STATES
 
 
@@ -195,7 +214,7 @@ cdef class Expander(Counted):
     cdef size_t out_used, out_capacity
     cdef uint32_t* out_start
     cdef uint64_t* out_hash
-    cdef uint32_t* out_parent
+    cdef size_t* out_parent
     cdef uint8_t* out_action
     cdef size_t out_count, out_room
     cdef readonly int64_t won_parent
@@ -297,7 +316,7 @@ cdef class Expander(Counted):
             self.out_room *= 2
         return 0
 
-    cdef inline void keep_child(self, int length, uint32_t parent, uint8_t action) noexcept nogil:
+    cdef inline void keep_child(self, int length, size_t parent, uint8_t action) noexcept nogil:
         """List the child packed at out_bytes + out_used."""
         cdef size_t i = self.out_count
         self.out_hash[i] = self.store.hash_record(self.out_bytes + self.out_used, length)
@@ -337,9 +356,7 @@ cdef class Expander(Counted):
         self.out_count = self.out_used = 0
         for index in range(start, stop):
             # The arena does not move while generating: inserts come after.
-            if self.work.load(self.store.arena + self.store.offsets[index],
-                              <int>(self.store.offsets[index + 1] - self.store.offsets[index]),
-                              index != start) < 0:
+            if self.work.load(self.store.record_at(index), self.store.length_of(index), index != start) < 0:
                 bad_record()
             self.counts.expanded += 1
             for action in range(self.level.n_actions):
@@ -354,7 +371,7 @@ cdef class Expander(Counted):
                 if child == CHILD_NEW:
                     self.make_room()
                     length = self.work.pack_child(flags, self.out_bytes + self.out_used)
-                    self.keep_child(length, <uint32_t>index, <uint8_t>action)
+                    self.keep_child(length, index, <uint8_t>action)
                 self.work.restore()
         return SEARCH_GOING
 

@@ -8,7 +8,7 @@ from babasolver._ruleset cimport Workspace, WAIT, TURN_CHANGED, TURN_WON, TURN_D
 
 ctypedef struct Queued:     # a state waiting in a best-first heap or a beam layer
     uint64_t key
-    uint32_t state
+    size_t state
 
 ctypedef fused realloc_ptr:
     (uint8_t*)

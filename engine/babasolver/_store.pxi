@@ -2,15 +2,29 @@
 # hash it files them by. Included by _core.pyx; it knows nothing of the rules.
 
 cdef enum:
-    INDEX_BITS = 26         # a store slot: 6 tag bits over a 26-bit state index
-    TAG_BITS = 6
-    INDEX_MASK = (1 << 26) - 1
-    MAX_STATES = (1 << 26) - 2
+    TAG_BITS = 6            # a table slot: 6 tag bits over a 34-bit state index (+ 1), 40 bits in all
+    SLOT_BYTES = 5
+    SLOT_SLACK = 8          # spare bytes after the table, for the whole-word read of its last slot
+    BLOCK_SHIFT = 12        # states share a 64-bit arena base per 4,096; each keeps a 32-bit offset from it
+    NO_ACTION = 7           # the root's action (3 bits beside the parent's high bits)
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
     QUEUE_SIZE = 16         # children in flight while inserting (a power of two)
     INSERT_LAG = 15         # children between prefetching a slot and inserting
     PEEK_LAG = 5            # ... and looking at the state named in that slot
     FETCH_LAG = 10          # ... and fetching that state's bytes
+
+# The 64-bit sizes: a C enum is an int, so they are macros.
+cdef extern from *:
+    """
+    #define STORE_INDEX_BITS 34
+    #define STORE_INDEX_MASK ((UINT64_C(1) << 34) - 1)
+    #define STORE_MAX_STATES ((UINT64_C(1) << 34) - 2)
+    #define STORE_NO_PARENT ((UINT64_C(1) << 37) - 1)
+    """
+    const int INDEX_BITS "STORE_INDEX_BITS"
+    const uint64_t INDEX_MASK "STORE_INDEX_MASK"
+    const uint64_t MAX_STATES "STORE_MAX_STATES"
+    const uint64_t NO_PARENT "STORE_NO_PARENT"    # the root's parent (37 bits)
 
 cdef inline uint64_t load8(const uint8_t* data) noexcept nogil:
     cdef uint64_t word
@@ -59,55 +73,105 @@ cdef class StateStore:
     arena, an open-addressing table of indices into it (duplicates are found by
     comparing bytes, never by hash alone), and (parent, action) per state.
     States are numbered in insertion order, which for BFS is the FIFO order, so
-    the frontier is just a range of indices."""
+    the frontier is just a range of indices.
+
+    Per state it keeps the record's bytes, a 32-bit offset from its block's
+    64-bit base, 32 bits of parent and a byte of action and parent's high
+    bits, and a 40-bit slot at a load of at most 5/8: up to 2**34 - 2
+    states, so memory, not the format, is what ends a search. `byte_limit`
+    (0: none) caps what it holds; a grow past it raises MemoryError as a
+    failed one does."""
     cdef uint8_t* arena
     cdef size_t arena_used, arena_capacity
-    cdef uint32_t* offsets          # state i is arena[offsets[i]:offsets[i+1]]
-    cdef uint32_t* parents
-    cdef uint8_t* actions
-    cdef size_t count, capacity       # states held, and the room all three arrays have
-    cdef size_t offsets_room, parents_room, actions_room   # each array's own room, in states
-    cdef uint32_t* slots            # 0 = free, else (tag << INDEX_BITS) | (state index + 1)
+    cdef uint32_t* starts           # state i starts at bases[i >> BLOCK_SHIFT] + starts[i]
+    cdef uint64_t* bases
+    cdef uint32_t* parents          # the low 32 bits of each state's parent
+    cdef uint8_t* actions           # action | the parent's high bits << 3
+    cdef size_t count, capacity     # states held, and the room all the per-state arrays have
+    cdef size_t starts_room, parents_room, actions_room, bases_room   # each array's own room
+    cdef uint8_t* slots             # SLOT_BYTES each: 0 = free, else (tag << INDEX_BITS) | (index + 1)
     cdef size_t slot_mask
     cdef uint64_t hash_mask         # a test hook narrows it to force collisions
+    cdef public size_t byte_limit
 
-    def __cinit__(self, size_t expected=1024, uint64_t hash_mask=0xFFFFFFFFFFFFFFFFULL):
+    def __cinit__(self, size_t expected=1024, uint64_t hash_mask=0xFFFFFFFFFFFFFFFFULL, size_t byte_limit=0):
         cdef size_t slot_count = 1024
         while slot_count < 2 * expected:
             slot_count *= 2
-        self.capacity = self.offsets_room = self.parents_room = self.actions_room = 1024
+        self.capacity = self.starts_room = self.parents_room = self.actions_room = 1 << BLOCK_SHIFT
+        self.bases_room = 2
         self.arena_capacity = 1 << 16
         self.slot_mask = slot_count - 1
         self.arena = <uint8_t*>core_block_new(self.arena_capacity + ARENA_SLACK)
-        self.offsets = <uint32_t*>core_block_new((self.capacity + 1) * sizeof(uint32_t))
+        self.starts = <uint32_t*>core_block_new((self.capacity + 1) * sizeof(uint32_t))
+        self.bases = <uint64_t*>core_block_new(self.bases_room * sizeof(uint64_t))
         self.parents = <uint32_t*>core_block_new(self.capacity * sizeof(uint32_t))
         self.actions = <uint8_t*>core_block_new(self.capacity)
-        self.slots = <uint32_t*>core_block_new(slot_count * sizeof(uint32_t))
-        if not (self.arena and self.offsets and self.parents and self.actions and self.slots):
+        self.slots = <uint8_t*>core_block_new(slot_count * SLOT_BYTES + SLOT_SLACK)
+        if not (self.arena and self.starts and self.bases and self.parents and self.actions and self.slots):
             raise MemoryError()
-        self.offsets[0] = 0
         self.arena_used = 0
         self.count = 0
         self.hash_mask = hash_mask
+        self.byte_limit = byte_limit
 
     def __dealloc__(self):
         core_block_free(self.arena, self.arena_capacity + ARENA_SLACK)
-        core_block_free(self.offsets, (self.offsets_room + 1) * sizeof(uint32_t))
+        core_block_free(self.starts, (self.starts_room + 1) * sizeof(uint32_t))
+        core_block_free(self.bases, self.bases_room * sizeof(uint64_t))
         core_block_free(self.parents, self.parents_room * sizeof(uint32_t))
         core_block_free(self.actions, self.actions_room)
-        core_block_free(self.slots, (self.slot_mask + 1) * sizeof(uint32_t))
+        core_block_free(self.slots, (self.slot_mask + 1) * SLOT_BYTES + SLOT_SLACK)
+
+    # ----------------------------------------------------------- reading --
+
+    cdef inline size_t start_of(self, size_t index) noexcept nogil:
+        return <size_t>self.bases[index >> BLOCK_SHIFT] + self.starts[index]
+
+    cdef inline const uint8_t* record_at(self, size_t index) noexcept nogil:
+        return self.arena + self.start_of(index)
+
+    cdef inline int length_of(self, size_t index) noexcept nogil:
+        return <int>(self.start_of(index + 1) - self.start_of(index))
+
+    cdef inline size_t parent_of(self, size_t index) noexcept nogil:
+        return self.parents[index] | (<size_t>(self.actions[index] >> 3) << 32)
+
+    cdef inline int action_of(self, size_t index) noexcept nogil:
+        return self.actions[index] & 7
+
+    cdef inline uint64_t slot_entry(self, size_t slot) noexcept nogil:
+        return core_load40(self.slots + slot * SLOT_BYTES)
+
+    # ---------------------------------------------------------- growing --
+
+    cdef size_t held_bytes(self) noexcept nogil:
+        """What the store holds in memory: the arena as used, the per-state
+        arrays as used, and the whole table."""
+        return (self.arena_used + self.count * (sizeof(uint32_t) * 2 + 1)
+                + (self.count >> BLOCK_SHIFT) * sizeof(uint64_t)
+                + (self.slot_mask + 1) * SLOT_BYTES)
+
+    cdef bint over_limit(self, size_t more) noexcept nogil:
+        return self.byte_limit != 0 and self.held_bytes() + more > self.byte_limit
 
     cdef int grow_states(self) noexcept nogil:
         # Each array keeps its own room, so that after a grow that failed
         # part way every mapping is still freed at the size it has.
         cdef size_t capacity = self.capacity * 2
+        cdef size_t blocks = (capacity >> BLOCK_SHIFT) + 2
         cdef void* grown
-        if self.offsets_room < capacity:
-            grown = core_block_grow(self.offsets, (self.offsets_room + 1) * sizeof(uint32_t),
+        if self.starts_room < capacity:
+            grown = core_block_grow(self.starts, (self.starts_room + 1) * sizeof(uint32_t),
                                     (capacity + 1) * sizeof(uint32_t))
             if not grown:
                 return -1
-            self.offsets, self.offsets_room = <uint32_t*>grown, capacity
+            self.starts, self.starts_room = <uint32_t*>grown, capacity
+        if self.bases_room < blocks:
+            grown = core_block_grow(self.bases, self.bases_room * sizeof(uint64_t), blocks * sizeof(uint64_t))
+            if not grown:
+                return -1
+            self.bases, self.bases_room = <uint64_t*>grown, blocks
         if self.parents_room < capacity:
             grown = core_block_grow(self.parents, self.parents_room * sizeof(uint32_t),
                                     capacity * sizeof(uint32_t))
@@ -122,6 +186,18 @@ cdef class StateStore:
         self.capacity = capacity
         return 0
 
+    cdef int grow_arena(self, size_t need) noexcept nogil:
+        cdef size_t capacity = self.arena_capacity * 2
+        cdef uint8_t* arena
+        while need > capacity:
+            capacity *= 2
+        arena = <uint8_t*>core_block_grow(self.arena, self.arena_capacity + ARENA_SLACK, capacity + ARENA_SLACK)
+        if not arena:
+            return -1
+        self.arena = arena
+        self.arena_capacity = capacity
+        return 0
+
     cdef int grow_slots(self) noexcept nogil:
         """Double the table in place: the mapping is grown (so only the new
         half is fresh memory, which is slow to fault in on a VM), the old
@@ -129,50 +205,54 @@ cdef class StateStore:
         in index order, so the arena is read front to back; each slot is
         prefetched a few states before it is written, hiding the random
         access."""
-        cdef size_t old_bytes = (self.slot_mask + 1) * sizeof(uint32_t)
+        cdef size_t old_bytes = (self.slot_mask + 1) * SLOT_BYTES
         cdef size_t mask = self.slot_mask * 2 + 1
-        cdef uint32_t* slots = <uint32_t*>core_block_grow(self.slots, old_bytes, old_bytes * 2)
+        cdef uint8_t* slots
         cdef uint64_t hashes[REHASH_AHEAD]
         cdef size_t i, slot, late
         cdef uint64_t h
+        if self.over_limit(old_bytes):
+            return -1
+        slots = <uint8_t*>core_block_grow(self.slots, old_bytes + SLOT_SLACK, old_bytes * 2 + SLOT_SLACK)
         if not slots:
             return -1
         self.slots = slots
         self.slot_mask = mask
-        memset(slots, 0, old_bytes)
+        memset(slots, 0, old_bytes + SLOT_SLACK)
         for i in range(self.count + REHASH_AHEAD):
             if i >= REHASH_AHEAD:
                 late = i - REHASH_AHEAD
                 h = hashes[late % REHASH_AHEAD]
                 slot = h & mask
-                while slots[slot]:
+                while core_load40(slots + slot * SLOT_BYTES):
                     slot = (slot + 1) & mask
-                slots[slot] = (<uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS) | <uint32_t>(late + 1)
+                core_store40(slots + slot * SLOT_BYTES, ((h >> (64 - TAG_BITS)) << INDEX_BITS) | (late + 1))
             if i < self.count:
                 h = self.hash_of(i)
                 hashes[i % REHASH_AHEAD] = h
-                core_prefetch(&slots[h & mask])
+                core_prefetch(slots + (h & mask) * SLOT_BYTES)
         return 0
 
+    # --------------------------------------------------------- hashing --
+
     cdef inline uint64_t hash_of(self, size_t index) noexcept nogil:
-        return hash_bytes(self.arena + self.offsets[index],
-                          <int>(self.offsets[index + 1] - self.offsets[index])) & self.hash_mask
+        return hash_bytes(self.record_at(index), self.length_of(index)) & self.hash_mask
 
     cdef inline uint64_t hash_record(self, const uint8_t* record, int length) noexcept nogil:
         return hash_bytes(record, length) & self.hash_mask
 
     cdef inline void prefetch(self, uint64_t h) noexcept nogil:
-        core_prefetch(&self.slots[h & self.slot_mask])
+        core_prefetch(self.slots + (h & self.slot_mask) * SLOT_BYTES)
 
     cdef inline int64_t peek(self, uint64_t h) noexcept nogil:
         """The state in the home slot of `h` if its tag matches (a likely
         duplicate, whose offset is then prefetched), else -1."""
-        cdef uint32_t entry = self.slots[h & self.slot_mask]
+        cdef uint64_t entry = self.slot_entry(h & self.slot_mask)
         cdef size_t index
-        if not entry or (entry & ~INDEX_MASK) != <uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS:
+        if not entry or (entry >> INDEX_BITS) != (h >> (64 - TAG_BITS)):
             return -1
         index = (entry & INDEX_MASK) - 1
-        core_prefetch(&self.offsets[index])
+        core_prefetch(&self.starts[index])
         return <int64_t>index
 
     cdef inline void fetch(self, int64_t index) noexcept nogil:
@@ -180,91 +260,110 @@ cdef class StateStore:
         cdef const uint8_t* start
         if index < 0 or <size_t>index >= self.count:
             return
-        start = self.arena + self.offsets[index]
+        start = self.record_at(index)
         core_prefetch(start)
-        core_prefetch(start + (self.offsets[index + 1] - self.offsets[index]) - 1)
+        core_prefetch(start + self.length_of(index) - 1)
 
-    cdef int64_t insert(self, const uint8_t* record, int length, uint32_t parent,
-                        uint8_t action) except -2 nogil:
+    cdef inline bint holds_at(self, uint64_t entry, const uint8_t* record, int length) noexcept nogil:
+        cdef size_t index = (entry & INDEX_MASK) - 1
+        return self.length_of(index) == length and memcmp(self.record_at(index), record, length) == 0
+
+    # -------------------------------------------------------- inserting --
+
+    cdef int64_t insert(self, const uint8_t* record, int length, size_t parent, uint8_t action) except -2 nogil:
         return self.insert_hashed(record, length, self.hash_record(record, length), parent, action)
 
     cdef int64_t insert_hashed(self, const uint8_t* record, int length, uint64_t h,
-                               uint32_t parent, uint8_t action) except -2 nogil:
+                               size_t parent, uint8_t action) except -2 nogil:
         """Index of a new state, or -1 if it was already there; MemoryError
-        when the store is full or cannot grow."""
+        when the store is full, past its byte limit, or cannot grow."""
         cdef size_t slot = h & self.slot_mask
         # The slot keeps a few high hash bits beside the index, so most
         # probes reject a stranger without touching the arena.
-        cdef uint32_t tag = <uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS
-        cdef uint32_t entry, index
-        cdef size_t capacity
-        cdef uint8_t* arena
+        cdef uint64_t tag = h >> (64 - TAG_BITS)
+        cdef uint64_t entry
+        cdef size_t index = self.count, base
         while True:
-            entry = self.slots[slot]
+            entry = self.slot_entry(slot)
             if not entry:
                 break
-            if (entry & ~INDEX_MASK) == tag:
-                index = (entry & INDEX_MASK) - 1
-                if (self.offsets[index + 1] - self.offsets[index] == <uint32_t>length
-                        and memcmp(self.arena + self.offsets[index], record, length) == 0):
-                    return -1
+            if (entry >> INDEX_BITS) == tag and self.holds_at(entry, record, length):
+                return -1
             slot = (slot + 1) & self.slot_mask
-        if self.count >= MAX_STATES:
+        if index >= MAX_STATES or self.over_limit(<size_t>length + 9):
             return full_store()
-        if self.count == self.capacity and self.grow_states() < 0:
+        if index == self.capacity and self.grow_states() < 0:
             return full_store()
-        # Offsets are 32-bit: the arena stops at 4 GiB, which reads as a full store.
-        if self.arena_used + length > 0xFFFFFFFFULL:
+        if self.arena_used + length > self.arena_capacity and self.grow_arena(self.arena_used + length) < 0:
             return full_store()
-        if self.arena_used + length > self.arena_capacity:
-            capacity = self.arena_capacity * 2
-            while self.arena_used + length > capacity:
-                capacity *= 2
-            arena = <uint8_t*>core_block_grow(self.arena, self.arena_capacity + ARENA_SLACK,
-                                              capacity + ARENA_SLACK)
-            if not arena:
-                return full_store()
-            self.arena = arena
-            self.arena_capacity = capacity
+        # The next state's offset is from its own block's base: set it when
+        # this state ends the block before.
+        base = self.bases[index >> BLOCK_SHIFT]
+        if self.arena_used + length - base > 0xFFFFFFFFULL:
+            return full_store()         # 4,096 records of over 1 MiB each
         memcpy(self.arena + self.arena_used, record, length)
         self.arena_used += length
-        index = <uint32_t>self.count
-        self.offsets[index + 1] = <uint32_t>self.arena_used
-        self.parents[index] = parent
-        self.actions[index] = action
-        self.count += 1
-        self.slots[slot] = tag | (index + 1)
+        if ((index + 1) & ((1 << BLOCK_SHIFT) - 1)) == 0:
+            self.bases[(index + 1) >> BLOCK_SHIFT] = self.arena_used
+        self.starts[index + 1] = <uint32_t>(self.arena_used - self.bases[(index + 1) >> BLOCK_SHIFT])
+        self.parents[index] = <uint32_t>parent
+        self.actions[index] = <uint8_t>((action & 7) | ((parent >> 32) << 3))
+        self.count = index + 1
+        core_store40(self.slots + slot * SLOT_BYTES, (tag << INDEX_BITS) | (index + 1))
         # Keep the load at most 5/8 so probes stay short.
         if self.count * 8 > (self.slot_mask + 1) * 5 and self.grow_slots() < 0:
             return full_store()
-        return index
+        return <int64_t>index
 
-    def add(self, bytes record, uint32_t parent=0xFFFFFFFFU, uint8_t action=255):
-        """Add a packed state; its index, or -1 if it was already stored."""
-        return self.insert(record, len(record), parent, action)
+    def add(self, bytes record, parent=None, action=None):
+        """Add a packed state (the root, without a parent); its index, or -1
+        if it was already stored."""
+        cdef size_t up = NO_PARENT if parent is None else <size_t>parent
+        cdef uint8_t move = NO_ACTION if action is None else <uint8_t>action
+        if parent is not None and <size_t>parent >= self.count:
+            raise IndexError(parent)
+        if action is not None and not 0 <= action < NO_ACTION:
+            raise ValueError(f"action must be 0..{NO_ACTION - 1}, not {action}")
+        return self.insert(record, len(record), up, move)
+
+    def add_counting(self, size_t start, size_t stop, int width):
+        """Test hook: add the numbers [start, stop) as `width`-byte records,
+        each the child of the state before it; how many were new."""
+        cdef uint8_t record[8]
+        cdef size_t n, new = 0
+        cdef int64_t index
+        if not 1 <= width <= 8:
+            raise ValueError("width must be 1..8")
+        with nogil:
+            for n in range(start, stop):
+                memcpy(record, &n, width)
+                index = self.insert(record, width, self.count - 1 if self.count else NO_PARENT,
+                                    0 if self.count else NO_ACTION)
+                if index >= 0:
+                    new += 1
+        return new
+
+    # ----------------------------------------------------------- lookup --
 
     cdef int64_t index_of(self, const uint8_t* record, int length) noexcept nogil:
         """The index of a stored state, or -1."""
         cdef uint64_t h = self.hash_record(record, length)
         cdef size_t slot = h & self.slot_mask
-        cdef uint32_t tag = <uint32_t>(h >> (64 - TAG_BITS)) << INDEX_BITS
-        cdef uint32_t entry, index
+        cdef uint64_t tag = h >> (64 - TAG_BITS)
+        cdef uint64_t entry
         while True:
-            entry = self.slots[slot]
+            entry = self.slot_entry(slot)
             if not entry:
                 return -1
-            if (entry & ~INDEX_MASK) == tag:
-                index = (entry & INDEX_MASK) - 1
-                if (self.offsets[index + 1] - self.offsets[index] == <uint32_t>length
-                        and memcmp(self.arena + self.offsets[index], record, length) == 0):
-                    return index
+            if (entry >> INDEX_BITS) == tag and self.holds_at(entry, record, length):
+                return <int64_t>((entry & INDEX_MASK) - 1)
             slot = (slot + 1) & self.slot_mask
 
-    cdef inline void reparent(self, size_t index, uint32_t parent, uint8_t action) noexcept nogil:
+    cdef inline void reparent(self, size_t index, size_t parent, uint8_t action) noexcept nogil:
         """A shorter way to a stored state: its parent must be reached in
         fewer moves than it, so following parents still ends at the root."""
-        self.parents[index] = parent
-        self.actions[index] = action
+        self.parents[index] = <uint32_t>parent
+        self.actions[index] = <uint8_t>((action & 7) | ((parent >> 32) << 3))
 
     def find(self, bytes record):
         """The index of a stored state, or -1."""
@@ -276,19 +375,22 @@ cdef class StateStore:
         if index >= self.count:
             raise IndexError(index)
         while index != 0:
-            index = self.parents[index]
+            index = self.parent_of(index)
             n += 1
         return n
 
     def get(self, size_t index):
         if index >= self.count:
             raise IndexError(index)
-        return bytes(self.arena[self.offsets[index]:self.offsets[index + 1]])
+        return bytes(self.record_at(index)[:self.length_of(index)])
 
     def parent(self, size_t index):
+        """(parent, action) of a state; (None, None) for the root."""
         if index >= self.count:
             raise IndexError(index)
-        return self.parents[index], self.actions[index]
+        if self.action_of(index) == NO_ACTION:
+            return None, None
+        return self.parent_of(index), self.action_of(index)
 
     def path_to(self, size_t index):
         """Actions from the root (state 0) to state `index`."""
@@ -296,8 +398,8 @@ cdef class StateStore:
         if index >= self.count:
             raise IndexError(index)
         while index != 0:
-            path.append(self.actions[index])
-            index = self.parents[index]
+            path.append(self.action_of(index))
+            index = self.parent_of(index)
         path.reverse()
         return path
 
@@ -307,6 +409,4 @@ cdef class StateStore:
     @property
     def memory_bytes(self):
         """Bytes held for the states (arena, offsets, parents, table), as used."""
-        return (self.arena_used + (self.count + 1) * sizeof(uint32_t)
-                + self.count * (sizeof(uint32_t) + 1) + (self.slot_mask + 1) * sizeof(uint32_t))
-
+        return self.held_bytes()
