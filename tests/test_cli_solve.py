@@ -203,9 +203,9 @@ def test_solve_and_bench_read_state_counts_alike(capsys, repo_root, tmp_path, ke
     folder = copy_level(repo_root, "00", tmp_path)
     code, out, _ = run(capsys, "solve", folder, "--max-states", "2e7")
     assert code == 0 and field(out, "status").startswith("solved")
-    assert cli.main(["bench", str(keke_sets["test"]), "--max-states", "1e8"]) == 2
+    assert cli.main(["bench", str(keke_sets["test"]), "--max-states", "1e11"]) == 2
     _, err = capsys.readouterr()
-    assert "the visited store holds at most 67,108,862 states" in err
+    assert "the visited store holds at most 17,179,869,182 states" in err
 
 
 def test_solve_json(capsys, repo_root, tmp_path):
@@ -363,7 +363,9 @@ def test_solve_set_without_id(capsys, keke_sets):
         (["--timeout", "0"], "argument --timeout: must be more than 0 and at most 1,000,000 seconds"),
         (["--max-states", "0"], "argument --max-states: must be at least 1"),
         (["--max-states", "2.5"], "argument --max-states: expected a whole number"),
-        (["--max-states", "100000000"], "argument --max-states: the visited store holds at most 67,108,862 states"),
+        (["--max-states", "1e11"], "argument --max-states: the visited store holds at most 17,179,869,182 states"),
+        (["--memory", "0.001"], "argument --memory: must be from 0.01 GB to the machine's memory"),
+        (["--memory", "inf"], "argument --memory: expected a finite number of GB"),
         (["--threads", "0"], "argument --threads: must be from 1 to"),
         (["--all", "--id", "1"], "--id selects one level"),
     ],

@@ -82,9 +82,9 @@ TICK_SECONDS = 0.5                  # between progress reports while searches ra
 class _Racer:
     """One search of a pool, with its own store."""
 
-    def __init__(self, core_level: CoreLevel, spec: Search, bound: int) -> None:
+    def __init__(self, core_level: CoreLevel, spec: Search, bound: int, byte_limit: int = 0) -> None:
         self.spec = spec
-        self.store: Optional[StateStore] = StateStore(1 << 16)
+        self.store: Optional[StateStore] = StateStore(1 << 16, byte_limit=byte_limit)
         self.search: Optional[BestFirst] = BestFirst(core_level, self.store, spec.guide, bound, spec.width)
         self.search.add_root()
         self.outcome = SearchOutcome.SEARCH_GOING
@@ -92,7 +92,10 @@ class _Racer:
 
     def run(self) -> int:
         assert self.search is not None and self.store is not None
-        self.outcome = self.search.run(CHUNK_EXPANSIONS)
+        try:
+            self.outcome = self.search.run(CHUNK_EXPANSIONS)
+        except MemoryError:             # its store reached its share of the memory: it proves nothing
+            self.outcome = SearchOutcome.SEARCH_DRY
         self.expanded, self.generated = self.search.expanded, self.search.generated
         self.stored = len(self.store)
         return self.outcome
@@ -108,6 +111,10 @@ class _Racer:
     @property
     def live_states(self) -> int:
         return 0 if self.store is None else len(self.store)
+
+    @property
+    def memory_bytes(self) -> int:
+        return 0 if self.store is None else self.store.memory_bytes
 
 
 class Pool:
@@ -125,11 +132,12 @@ class Pool:
         self.solution: Optional[List[int]] = None   # the shortest found
         self.winner: Optional[Search] = None        # the search that found it
         self.exhausted = False              # a search saw every reachable state: no solution
+        self.byte_limit = 0                 # what a new search's store may hold (0: no limit)
 
     def racer(self, spec: Search) -> _Racer:
         if spec not in self.racers:
             bound = self.bound or (BEAM_DEPTH if spec.width else 0)
-            self.racers[spec] = _Racer(self.core_level, spec, bound)
+            self.racers[spec] = _Racer(self.core_level, spec, bound, self.byte_limit)
         return self.racers[spec]
 
     def found(self, racer: _Racer) -> bool:
@@ -166,6 +174,11 @@ class Pool:
         return sum(racer.live_states for racer in self.racers.values())
 
     @property
+    def memory_bytes(self) -> int:
+        """Bytes held by the stores of the searches that can still go on."""
+        return sum(racer.memory_bytes for racer in self.racers.values())
+
+    @property
     def expanded(self) -> int:
         return sum(racer.expanded for racer in self.racers.values())
 
@@ -175,9 +188,11 @@ class Pool:
 
 
 def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Optional[float],
-         threads: int = 1, until_each_ends: bool = False, lead: bool = False) -> Pool:
+         threads: int = 1, until_each_ends: bool = False, lead: bool = False,
+         max_bytes: Optional[int] = None) -> Pool:
     """Runs the searches of `portfolio` that have not ended, each from where
-    it stopped, until the deadline, `max_states` states, or the first
+    it stopped, until the deadline, `max_states` states or `max_bytes` bytes
+    held by their stores (a store that reaches it ends its search), or the first
     shorter solution (with `until_each_ends`: until each ends). Stopping at
     the first costs nothing, as later races resume the others (letting them
     go on a while, when races started searches again from the root, left
@@ -189,7 +204,11 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
     The searches take turns in chunks of CHUNK_EXPANSIONS on `threads`
     threads (the core releases the GIL), search k on thread k % threads; or,
     with `lead`, the first search has a thread of its own."""
+    pool.byte_limit = max_bytes or 0
     racers = [pool.racer(spec) for spec in portfolio]
+    for racer in racers:
+        if racer.store is not None:
+            racer.store.byte_limit = max_bytes or 0
     racers = [racer for racer in racers if racer.outcome == SearchOutcome.SEARCH_GOING]
     stop = threading.Event()
     lock = threading.Lock()
@@ -214,7 +233,8 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
                     end_of_search(racer)
             if reports:
                 pool.tick()
-            if pool.live_states >= max_states or (deadline is not None and time.perf_counter() >= deadline):
+            if (pool.live_states >= max_states or (max_bytes is not None and pool.memory_bytes >= max_bytes)
+                    or (deadline is not None and time.perf_counter() >= deadline)):
                 stop.set()
 
     n = min(threads, len(racers))
@@ -241,14 +261,16 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
 
 
 def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
-                   threads: int = 1, on_tick: Optional[Callable[[Pool], None]] = None) -> Pool:
+                   threads: int = 1, on_tick: Optional[Callable[[Pool], None]] = None,
+                   max_bytes: Optional[int] = None) -> Pool:
     """A solution fast: the race of FIRST_SEARCHES, in a new pool
     (`on_tick(pool)` reports progress, then and in later races)."""
-    return race(Pool(core_level, on_tick=on_tick), FIRST_SEARCHES, max_states, deadline, threads)
+    return race(Pool(core_level, on_tick=on_tick), FIRST_SEARCHES, max_states, deadline, threads,
+                max_bytes=max_bytes)
 
 
 def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int = 1,
-            widths: Sequence[int] = BEAM_WIDTHS, greedy: bool = True) -> Pool:
+            widths: Sequence[int] = BEAM_WIDTHS, greedy: bool = True, max_bytes: Optional[int] = None) -> Pool:
     """Shorter solutions than the pool's, until the deadline: beams of each
     width of `widths` in turn, then, with `greedy`, the greedy searches,
     each search going on from where it stopped. The beam with the guide of
@@ -259,9 +281,10 @@ def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int
             return pool
         guides = sorted(BEAM_GUIDES, key=lambda g: pool.winner is None or g != pool.winner.guide)
         race(pool, [Search(g, width) for g in guides], max_states, deadline, threads,
-             until_each_ends=True, lead=True)
+             until_each_ends=True, lead=True, max_bytes=max_bytes)
     if greedy:
-        race(pool, [Search(g) for g in GUIDES], max_states, deadline, threads, until_each_ends=True)
+        race(pool, [Search(g) for g in GUIDES], max_states, deadline, threads, until_each_ends=True,
+             max_bytes=max_bytes)
     return pool
 
 

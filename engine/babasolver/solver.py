@@ -7,7 +7,8 @@ states are kept in insertion order, so the FIFO frontier is the range
 [head, len(store)), and the depth of a state is known from the layer
 boundaries. It can stop at a deadline and go on later.
 
-Modes share one budget (`timeout`, `max_states`):
+Modes share one budget (`timeout`, `max_states`, and `memory`: the bytes
+the stores of all searches may hold together):
 
 - "shortest": breadth-first search alone.
 - "fast": the satisficing search alone (babasolver.satisfice), stopping at
@@ -45,7 +46,8 @@ LIMIT_TIME = Status.TIME_LIMIT
 LIMIT_MEMORY = Status.MEMORY_LIMIT
 INTERRUPTED = Status.INTERRUPTED
 
-DEFAULT_MAX_STATES = 50_000_000    # about 2-3 GB of visited table at most
+# No cap on the states but the store's format: the memory limit ends a search.
+DEFAULT_MAX_STATES = STORE_CAPACITY
 DEFAULT_TIMEOUT = None
 MODES = ("both", "shortest", "fast")
 DEFAULT_MODE = "both"
@@ -198,6 +200,7 @@ def solve(
     progress_every: float = 0.5,
     threads: Optional[int] = None,
     mode: str = DEFAULT_MODE,
+    memory: Optional[int] = None,
 ) -> SearchResult:
     """A solution of `level`, the shortest when breadth-first search can
     prove it within the budget, or why there is none (see the module's doc
@@ -209,7 +212,11 @@ def solve(
     satisficing searches race on the threads). Ctrl-C
     stops the search and returns what was found so far with the status
     INTERRUPTED: the counters so far and, as `solution`, the best solution
-    found so far, if any (not proven shortest, and not shortened)."""
+    found so far, if any (not proven shortest, and not shortened).
+
+    `memory` (bytes, None: no limit) caps what the searches' stores hold
+    together; breadth-first search that reaches it stops with the status
+    MEMORY_LIMIT and its lower bound, as at the time limit."""
     if not 1 <= max_states <= STORE_CAPACITY:
         raise ValueError(f"max_states must be from 1 to {STORE_CAPACITY:,}, not {max_states}")
     if threads is None:
@@ -218,21 +225,24 @@ def solve(
         raise ValueError(f"threads must be at least 1, not {threads}")
     if mode not in MODES:
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    if memory is not None and memory < 1:
+        raise ValueError(f"memory must be at least 1 byte, not {memory}")
     started = time.perf_counter()
     deadline = None if timeout is None else started + timeout
     rules_level = core_level(level)
     if mode == "fast":
-        return _fast(level, rules_level, max_states, deadline, started, threads, progress)
-    search = _BreadthFirst(rules_level, max_states, threads, progress, progress_every, started)
+        return _fast(level, rules_level, max_states, deadline, started, threads, progress, memory)
+    search = _BreadthFirst(rules_level, max_states, threads, progress, progress_every, started, memory)
     try:
         if mode == "shortest":
             return search.run(deadline, final=deadline) or search.finish(LIMIT_TIME)
         first_slice = FIRST_BFS_SECONDS if timeout is None else min(FIRST_BFS_SECONDS, FIRST_BFS_SHARE * timeout)
         result = search.run(started + first_slice, final=deadline,
-                            pause_at=max(1, int(FIRST_BFS_SHARE * max_states)))
+                            pause_at=max(1, int(FIRST_BFS_SHARE * max_states)),
+                            pause_bytes=None if memory is None else int(FIRST_BFS_SHARE * memory))
         if result is not None:
             return result
-        return _both(level, rules_level, search, max_states, timeout, deadline, started, threads)
+        return _both(level, rules_level, search, max_states, timeout, deadline, started, threads, memory)
     except KeyboardInterrupt:           # between two searches: the counters so far
         return search.finish(INTERRUPTED)
     finally:
@@ -267,10 +277,11 @@ def _race_progress(progress: Optional[Progress], started: float,
 
 
 def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Optional[float],
-          started: float, threads: int, progress: Optional[Progress] = None) -> SearchResult:
+          started: float, threads: int, progress: Optional[Progress] = None,
+          memory: Optional[int] = None) -> SearchResult:
     found = Pool(core_level, on_tick=_race_progress(progress, started))
     try:
-        race(found, FIRST_SEARCHES, max_states, deadline, threads)
+        race(found, FIRST_SEARCHES, max_states, deadline, threads, max_bytes=memory)
     except KeyboardInterrupt:
         stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
         return _interrupted(SearchResult(INTERRUPTED, None, stats), found.solution, started)
@@ -284,7 +295,12 @@ def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Option
     elif found.exhausted:
         result = SearchResult(UNSOLVABLE, None, stats, proven_shortest=True, satisficing_states=found.states)
     else:
-        limit = LIMIT_TIME if deadline is not None and time.perf_counter() >= deadline else LIMIT_STATES
+        if deadline is not None and time.perf_counter() >= deadline:
+            limit = LIMIT_TIME
+        elif memory is not None and found.states < max_states:
+            limit = LIMIT_MEMORY
+        else:
+            limit = LIMIT_STATES
         result = SearchResult(limit, None, stats, limit=limit, satisficing_states=found.states)
     stats.elapsed = time.perf_counter() - started
     return result
@@ -292,7 +308,7 @@ def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Option
 
 def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_states: int,
           timeout: Optional[float], deadline: Optional[float], started: float,
-          threads: int) -> SearchResult:
+          threads: int, memory: Optional[int] = None) -> SearchResult:
     """Breadth-first search did not finish in its first slice: find a
     solution fast, then let breadth-first search prove it shortest or bound it."""
     now = time.perf_counter()
@@ -300,7 +316,8 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     states_left = max(1, max_states - search.states)
     try:
         found = first_solution(core_level, max(1, int(SATISFICE_SHARE * states_left)), satisfice_until,
-                               threads, on_tick=_race_progress(search.progress, started, search))
+                               threads, on_tick=_race_progress(search.progress, started, search),
+                               max_bytes=search.bytes_left())
     except KeyboardInterrupt:
         return search.finish(INTERRUPTED)
     if found.exhausted:
@@ -309,6 +326,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
         result.satisficing_states = found.states
         return result
     search.max_states = max(1, max_states - found.live_states)
+    search.share_memory(found.memory_bytes)
     solution = found.solution
     bfs_deadline = deadline
     improve_until = None
@@ -319,7 +337,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
         try:
             improve(found, max(1, max_states - search.states),
                     time.perf_counter() + FIRST_IMPROVE_SHARE * (improve_until - time.perf_counter()),
-                    threads, BEAM_WIDTHS[:1], greedy=False)
+                    threads, BEAM_WIDTHS[:1], greedy=False, max_bytes=search.bytes_left())
         except KeyboardInterrupt:
             return _interrupted(search.finish(INTERRUPTED), found.solution or solution, started)
         solution = found.solution or solution           # improving never drops a solution
@@ -333,6 +351,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
         bfs_deadline = now + share * left
     if solution is not None:
         search.prove_below = len(solution)
+    search.share_memory(found.memory_bytes)
     # None: the deadline before the shortening reserve
     result = search.run(bfs_deadline, final=bfs_deadline) or search.finish(LIMIT_TIME)
     result.satisficing_states = found.states
@@ -350,7 +369,8 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
     result.limit = result.status
     if improve_until is not None:
         try:
-            improve(found, max(1, max_states - search.states), improve_until, threads)
+            improve(found, max(1, max_states - search.states), improve_until, threads,
+                    max_bytes=search.bytes_left())
         except KeyboardInterrupt:
             return _interrupted(result, found.solution or solution, started)
         solution = found.solution or solution
@@ -370,8 +390,10 @@ class _BreadthFirst:
     """Breadth-first search that runs until a deadline and can go on."""
 
     def __init__(self, core_level: CoreLevel, max_states: int, threads: int,
-                 progress: Optional[Progress], progress_every: float, started: float) -> None:
-        self.store = StateStore(min(max_states, INITIAL_TABLE_STATES))
+                 progress: Optional[Progress], progress_every: float, started: float,
+                 memory: Optional[int] = None) -> None:
+        self.memory = memory
+        self.store = StateStore(min(max_states, INITIAL_TABLE_STATES), byte_limit=memory or 0)
         self.batches = _Batches(core_level, self.store, threads)
         self.max_states = max_states
         self.progress = progress
@@ -391,6 +413,15 @@ class _BreadthFirst:
     def states(self) -> int:
         return len(self.store)
 
+    def bytes_left(self) -> Optional[int]:
+        """What other searches may hold beside this one's store (None: no limit)."""
+        return None if self.memory is None else max(1, self.memory - self.store.memory_bytes)
+
+    def share_memory(self, others: int) -> None:
+        """Other searches hold `others` bytes: this store may hold the rest."""
+        if self.memory is not None:
+            self.store.byte_limit = max(1, self.memory - others)
+
     def close(self) -> None:
         self.batches.close()
 
@@ -408,15 +439,15 @@ class _BreadthFirst:
                             lower_bound=bound, limit=limit)
 
     def run(self, until: Optional[float], final: Optional[float] = None,
-            pause_at: Optional[int] = None) -> Optional[SearchResult]:
+            pause_at: Optional[int] = None, pause_bytes: Optional[int] = None) -> Optional[SearchResult]:
         """Search until `until`: a result, or None when `until` came first
         and is not `final` (the deadline that ends the search), or when
-        `pause_at` states are stored."""
+        `pause_at` states are stored, or the store holds `pause_bytes`."""
         if self.root_dead:
             return self.finish(UNSOLVABLE)
         entered = time.perf_counter()
         try:
-            return self._run(until, final, pause_at)
+            return self._run(until, final, pause_at, pause_bytes)
         finally:
             self.seconds += time.perf_counter() - entered
 
@@ -434,7 +465,7 @@ class _BreadthFirst:
         return states / (len(self.store) / self.seconds)
 
     def _run(self, until: Optional[float], final: Optional[float],
-             pause_at: Optional[int]) -> Optional[SearchResult]:
+             pause_at: Optional[int], pause_bytes: Optional[int]) -> Optional[SearchResult]:
         store, stats = self.store, self.stats
         try:
             while self.head < len(store):
@@ -458,6 +489,8 @@ class _BreadthFirst:
                 if len(store) >= self.max_states:
                     return self.finish(LIMIT_STATES)
                 if pause_at is not None and len(store) >= pause_at:
+                    return None
+                if pause_bytes is not None and store.memory_bytes >= pause_bytes:
                     return None
                 now = time.perf_counter()
                 if until is not None and now >= until:

@@ -20,19 +20,21 @@ from .._core import STORE_CAPACITY
 from ..errors import BabaError
 from ..notation import MAX_MOVES
 from ..solver import DEFAULT_MAX_STATES, DEFAULT_MODE, MODES, default_threads
-from .memory import total_memory_bytes
+from .memory import SEARCH_MEMORY_SHARE, default_search_memory, total_memory_bytes
 
 __all__ = [
     "Limits", "DEFAULT_MAX_STATES", "DEFAULT_MODE", "MODES", "MANY_DEFAULT_TIMEOUT", "MIN_WORKER_GB",
     "STORE_CAPACITY", "MAX_SECONDS", "MAX_DELAY", "PER_CPU", "MAX_MOVES", "default_threads", "max_threads",
     "max_gigabytes", "parse_seconds", "parse_state_count", "parse_threads", "parse_jobs", "parse_gigabytes",
-    "parse_delay", "parse_step",
+    "parse_delay", "parse_step", "parse_search_gigabytes", "MIN_SEARCH_GB", "SEARCH_MEMORY_SHARE",
 ]
 
 #: The time per level when many levels are run (`solve --all`, `bench`).
 MANY_DEFAULT_TIMEOUT = 10.0
 #: The least address space a worker process needs to start Python and the core.
 MIN_WORKER_GB = 0.25
+#: The least memory a search's stores may be given (--memory): a first table.
+MIN_SEARCH_GB = 0.01
 #: The longest time limit: past it a deadline means nothing (and times
 #: derived from it, such as a worker's grace, must stay finite).
 MAX_SECONDS = 1_000_000.0
@@ -155,13 +157,27 @@ def parse_gigabytes(text: str) -> float:
     return value
 
 
+def parse_search_gigabytes(text: str) -> float:
+    """What a search's stores may hold, in GB: at least MIN_SEARCH_GB, at
+    most the machine's memory."""
+    value = _number(text, "GB")
+    most = max_gigabytes()
+    if not MIN_SEARCH_GB <= value <= most:
+        raise ValueError(f"must be from {MIN_SEARCH_GB:g} GB to the machine's memory, {most:.1f} GB,"
+                         f" got {_shown(text)}")
+    return value
+
+
 @dataclass(frozen=True)
 class Limits:
-    """The budget of one level's search: seconds (None: no time limit) and
-    distinct states stored."""
+    """The budget of one level's search: seconds (None: no time limit),
+    distinct states stored, and the GB the stores of its searches may hold
+    together (None: SEARCH_MEMORY_SHARE of the memory available when the
+    search starts, or of a worker's cap)."""
 
     timeout: Optional[float] = None
     max_states: int = DEFAULT_MAX_STATES
+    memory: Optional[float] = None
 
     def __post_init__(self) -> None:
         if self.timeout is not None:
@@ -176,12 +192,24 @@ class Limits:
             _check_states(self.max_states, self.max_states)
         except ValueError as e:
             raise BabaError(f"max_states {e}") from None
+        if self.memory is not None:
+            if isinstance(self.memory, bool) or not isinstance(self.memory, (int, float)):
+                raise BabaError(f"memory must be a number of GB, got {self.memory!r}")
+            try:
+                parse_search_gigabytes(repr(float(self.memory)))
+            except ValueError as e:
+                raise BabaError(f"memory {e}") from None
+
+    def memory_bytes(self) -> Optional[int]:
+        """The bytes the stores may hold, the default resolved now."""
+        return default_search_memory() if self.memory is None else int(self.memory * 2**30)
 
     @classmethod
-    def for_many(cls, timeout: Optional[float] = None, max_states: Optional[int] = None) -> "Limits":
+    def for_many(cls, timeout: Optional[float] = None, max_states: Optional[int] = None,
+                 memory: Optional[float] = None) -> "Limits":
         """The limits per level of a run over many levels: 10 s by default."""
         return cls(MANY_DEFAULT_TIMEOUT if timeout is None else timeout,
-                   DEFAULT_MAX_STATES if max_states is None else max_states)
+                   DEFAULT_MAX_STATES if max_states is None else max_states, memory)
 
 
 def check_mode(mode: str) -> str:

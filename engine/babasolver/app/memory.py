@@ -7,7 +7,13 @@ import resource
 import sys
 from typing import Optional, Tuple
 
-__all__ = ["total_memory_bytes", "default_memory_limit", "peak_rss_mb"]
+__all__ = ["total_memory_bytes", "available_memory_bytes", "default_memory_limit", "default_search_memory",
+           "SEARCH_MEMORY_SHARE", "peak_rss_mb"]
+
+#: Of the memory available when a search starts (or of the process's
+#: address-space cap, if lower), what its visited states may hold: the rest
+#: is the program, its other buffers and the machine's other work.
+SEARCH_MEMORY_SHARE = 0.8
 
 
 def total_memory_bytes() -> Optional[int]:
@@ -23,6 +29,33 @@ def total_memory_bytes() -> Optional[int]:
         return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):
         return None
+
+
+def available_memory_bytes() -> Optional[int]:
+    """Memory the machine can give without swapping: MemAvailable of
+    /proc/meminfo, else the RAM; None if unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return total_memory_bytes()
+
+
+def default_search_memory() -> Optional[int]:
+    """Bytes a search's stores may hold by default: SEARCH_MEMORY_SHARE of
+    the memory available now, or of this process's address-space cap
+    (a bench worker's) if that is lower; None if neither is known."""
+    room = available_memory_bytes()
+    try:
+        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (ValueError, OSError):
+        cap = resource.RLIM_INFINITY
+    if cap != resource.RLIM_INFINITY and cap > 0:
+        room = cap if room is None else min(room, cap)
+    return None if room is None else int(room * SEARCH_MEMORY_SHARE)
 
 
 def default_memory_limit(workers: int) -> Optional[int]:

@@ -85,7 +85,7 @@ def solve_level(
         remove_solution(folder)
     refuse_unwinnable(level)
     result = solver.solve(level, max_states=limits.max_states, timeout=limits.timeout, progress=progress,
-                   progress_every=progress_every, threads=threads, mode=mode)
+                          progress_every=progress_every, threads=threads, mode=mode, memory=limits.memory_bytes())
     if result.status == Status.SOLVED and result.solution is not None:
         problem = why_not_a_win(level, result.solution)
         if problem is not None:
@@ -135,10 +135,12 @@ def solve(
     mode: str = DEFAULT_MODE,
     threads: Optional[int] = None,
     progress: Optional[Progress] = None,
+    memory: Optional[float] = None,
 ) -> SearchResult:
     """A solution of `level`: the shortest when breadth-first search proves
     it within the budget (`result.proven_shortest`), else the best found
     with the lower bound breadth-first search established. The defaults are
-    the CLI's: no time limit, 50 million states, mode "both", every CPU.
+    the CLI's: no time limit, no state limit but memory (`memory` GB, by
+    default 80% of the memory available), mode "both", every CPU.
     Raises BabaError for a level that cannot be won or bad limits."""
-    return solve_level(level, Limits(timeout, max_states), mode=mode, threads=threads, progress=progress)
+    return solve_level(level, Limits(timeout, max_states, memory), mode=mode, threads=threads, progress=progress)

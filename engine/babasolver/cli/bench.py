@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import List
 
-from ..app.limits import MIN_WORKER_GB, PER_CPU, Limits, default_threads
+from ..app.limits import MIN_WORKER_GB, PER_CPU, STORE_CAPACITY, Limits, default_threads
 from ..app.report import (
     build_report, check_replays_folder, check_report_target, judge_outcomes, summarize, write_replays, write_report,
 )
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
     if args.replays is not None:
         check_replays_folder(Path(args.replays))
     judge = Judge(args.judge) if args.judge is not None else None
-    limits = Limits.for_many(args.timeout, args.max_states)
+    limits = Limits.for_many(args.timeout, args.max_states, args.memory)
     memory_limit = None if args.memory_limit is None else int(args.memory_limit * 2**30)
     line = StatusLine()
     finished = [0]
@@ -101,7 +101,9 @@ def run(args: argparse.Namespace) -> int:
 
     out = sys.stdout
     out.write(f"bench: {safe(args.set)} ({len(tasks)} levels), timeout {limits.timeout:g} s,"
-              f" max {limits.max_states:,} states, rules {args.rules}, jobs {args.jobs},"
+              f" {'no state limit' if limits.max_states >= STORE_CAPACITY else f'max {limits.max_states:,} states'},"
+              f" memory {'default' if limits.memory is None else f'{limits.memory:g} GB'},"
+              f" rules {args.rules}, jobs {args.jobs},"
               f" threads {threads if args.jobs == 1 and memory_limit is None else 1}, mode {args.mode}\n\n")
     out.write(format_table(outcomes) + "\n\n")
     out.write(format_summary(summary) + "\n\n")

@@ -54,6 +54,7 @@ state_count = _argument_type(limits.parse_state_count, "state count")
 thread_count = _argument_type(limits.parse_threads, "threads")
 job_count = _argument_type(limits.parse_jobs, "jobs")
 gigabytes = _argument_type(limits.parse_gigabytes, "GB")
+search_gigabytes = _argument_type(limits.parse_search_gigabytes, "GB")
 delay_seconds = _argument_type(limits.parse_delay, "seconds")
 step_number = _argument_type(limits.parse_step, "step")
 
@@ -77,8 +78,13 @@ def add_limit_arguments(parser: argparse.ArgumentParser, many_default: bool) -> 
                         help=f"stop each level's search after S seconds, at most {limits.MAX_SECONDS:,.0f}"
                              f" (default: {shown}{many})")
     parser.add_argument("--max-states", type=state_count, default=limits.DEFAULT_MAX_STATES, metavar="N",
-                        help="stop once N distinct states are stored, e.g. 2e7 (default:"
-                             f" {limits.DEFAULT_MAX_STATES:_}; at most the store's {limits.STORE_CAPACITY:_})")
+                        help="stop once N distinct states are stored, e.g. 2e7 (default: no limit but"
+                             f" --memory; at most the store's {limits.STORE_CAPACITY:_})")
+    parser.add_argument("--memory", type=search_gigabytes, default=None, metavar="GB",
+                        help="stop once the searches' visited states hold GB gigabytes, before the"
+                             f" system runs out (default: {limits.SEARCH_MEMORY_SHARE:.0%} of the memory"
+                             " available when the search starts, or of a bench worker's --memory-limit;"
+                             f" from {limits.MIN_SEARCH_GB:g} to the machine's memory)")
 
 
 def add_mode_argument(parser: argparse.ArgumentParser) -> None:

@@ -85,8 +85,9 @@ def explain(result: SearchResult, limits: Limits) -> str:
         return (f"state limit hit (--max-states {limits.max_states}): no solution within "
                 f"{count(result.stats.unique)} states; the level may still be solvable ({bound})")
     if status == Status.MEMORY_LIMIT:
-        return (f"memory limit hit: the visited table could not grow past {count(result.stats.unique)}"
-                f" states; the level may still be solvable ({bound})")
+        given = f" (--memory {limits.memory:g})" if limits.memory is not None else ""
+        return (f"memory limit hit{given}: no solution within {count(result.stats.unique)} states"
+                f" in {result.stats.memory_bytes / 2**30:.2f} GB; the level may still be solvable ({bound})")
     if status == Status.TIME_LIMIT:
         return (f"time limit hit (--timeout {limits.timeout:g}): no solution within "
                 f"{_seconds(result.stats.elapsed)}; the level may still be solvable ({bound})")
@@ -117,7 +118,7 @@ def _exit_code(status: str) -> int:
 def run(args: argparse.Namespace) -> int:
     if args.all:
         return _run_all(args)
-    limits = Limits(args.timeout, args.max_states or DEFAULT_MAX_STATES)
+    limits = Limits(args.timeout, args.max_states or DEFAULT_MAX_STATES, args.memory)
     line = StatusLine()
     try:
         level, result, written = solve_path(
@@ -183,7 +184,7 @@ def _record(o: LevelOutcome) -> Dict[str, Any]:
 
 def _run_all(args: argparse.Namespace) -> int:
     tasks = _all_tasks(args)
-    limits = Limits.for_many(args.timeout, args.max_states)
+    limits = Limits.for_many(args.timeout, args.max_states, args.memory)
     line = StatusLine()
 
     def progress(task: LevelTask, stats: SearchStats) -> None:

@@ -1,0 +1,88 @@
+"""--memory (issue 21): the searches' stores stop at a byte budget, cleanly,
+with the lower bound breadth-first search reached, as at the time limit;
+by default the budget is drawn from the memory the machine has."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from babasolver import cli, solver
+from babasolver.app.limits import Limits
+from babasolver.app.memory import SEARCH_MEMORY_SHARE, available_memory_bytes, default_search_memory
+from babasolver.errors import BabaError
+from babasolver.level import read_folder
+from babasolver.status import Status
+from util import run_cli as run
+
+#: levels/01 needs some 4.7 million states (over 100 MB) to be proven: 50 MB stops it.
+SMALL_GB = 0.05
+
+
+@pytest.fixture
+def level01(repo_root: Path, tmp_path: Path) -> Path:
+    folder = tmp_path / "01"
+    shutil.copytree(repo_root / "levels" / "01", folder)
+    (folder / "solution.txt").unlink()
+    return folder
+
+
+def test_breadth_first_search_stops_at_the_memory_limit_with_its_bound(level01):
+    result = solver.solve(read_folder(level01), mode="shortest", threads=1, memory=int(SMALL_GB * 2**30))
+    assert result.status == Status.MEMORY_LIMIT and result.limit == Status.MEMORY_LIMIT
+    assert result.solution is None and not result.proven_shortest
+    assert 0 < result.stats.memory_bytes <= SMALL_GB * 2**30
+    assert 1 < result.lower_bound <= 20 and result.lower_bound == result.stats.depth + 1
+    unlimited = solver.solve(read_folder(level01), mode="shortest", threads=1, max_states=result.stats.unique)
+    assert unlimited.lower_bound >= result.lower_bound      # the same search, stopped by states instead
+
+
+def test_solve_reports_the_memory_limit_and_writes_nothing(capsys, level01):
+    code, out, err = run(capsys, "solve", level01, "--mode", "shortest", "--memory", str(SMALL_GB), "--json")
+    assert code == 1, err
+    data = json.loads(out)
+    assert data["status"] == "memory limit" and data["limit"] == "memory limit"
+    assert data["lower_bound"] > 1 and data["solution"] is None
+    assert data["stats"]["memory_bytes"] <= SMALL_GB * 2**30
+    assert not (level01 / "solution.txt").exists()
+    code, out, err = run(capsys, "solve", level01, "--mode", "shortest", "--memory", str(SMALL_GB))
+    assert code == 1 and "memory limit hit (--memory 0.05)" in out and "every solution has at least" in out
+
+
+def test_mode_both_still_finds_a_solution_under_a_small_memory_limit(capsys, level01):
+    code, out, err = run(capsys, "solve", level01, "--memory", str(SMALL_GB), "--timeout", "30", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["status"] == "solved", err
+    assert data["solution"]["moves"] >= data["lower_bound"] > 1
+    assert (level01 / "solution.txt").exists()
+
+
+def test_bench_takes_the_memory_limit(capsys, level01):
+    report = level01.parent / "report.json"
+    code, out, err = run(capsys, "bench", level01.parent, "--mode", "shortest", "--memory", str(SMALL_GB),
+                         "--report", report)
+    assert code == 0, err
+    assert "memory 0.05 GB" in out
+    level = json.loads(report.read_text(encoding="utf-8"))["levels"][0]
+    assert level["status"] == "memory limit" and level["lower_bound"] > 1
+
+
+def test_the_default_is_a_share_of_the_memory_available():
+    available = available_memory_bytes()
+    assert available is not None and available > 0
+    assert default_search_memory() <= available * SEARCH_MEMORY_SHARE * 1.05 + 2**26
+    assert Limits().memory_bytes() == pytest.approx(default_search_memory(), rel=0.05)
+    assert Limits(memory=2.0).memory_bytes() == 2 * 2**30
+
+
+@pytest.mark.parametrize("memory", [0.0, -1.0, float("nan"), float("inf"), 1e30, "2", True])
+def test_the_api_refuses_a_memory_limit_out_of_range(memory):
+    with pytest.raises(BabaError, match="memory"):
+        Limits(memory=memory)
+
+
+def test_the_store_limit_holds_for_the_satisficing_searches_too(level01):
+    result = solver.solve(read_folder(level01), mode="fast", threads=1, memory=4 * 2**20, timeout=20)
+    assert result.status in (Status.SOLVED, Status.MEMORY_LIMIT)
