@@ -44,6 +44,41 @@ def endless_level(folder: Path) -> Path:
     return folder
 
 
+# levels/01 with its rooms four columns wider (tiles as levels/01): the
+# satisficing search finds a solution within about a second, but
+# breadth-first search needs far longer than 30 s to prove or shorten it
+# (with two threads; levels/01 itself is proven in about 6 s, before the
+# latest signal on a fast machine). Mode "both" runs to its --timeout of
+# 30 s, and "shortest" to its time limit.
+WIDE_TILES = ("b Baba\nB Baba text\n  empty\nf flag\nF flag text\nI is text\nS stop text\nw wall\n"
+              "W wall text\n! win text\nY you text\n")
+WIDE_CONTENT = ("    wwwwwwwwwwww\n"
+                "    w          w\n"
+                "    w I        w\n"
+                "    w          w\n"
+                "wwwww        ! w\n"
+                "w              w\n"
+                "w F   f        w\n"
+                "w              w\n"
+                "wwwwwwwwwwwwwwww\n"
+                "    w          w\n"
+                " B  w W        w\n"
+                " I  w I      b w\n"
+                " Y  w S        w\n"
+                "    w          w\n"
+                "    wwwwwwwwwwww\n")
+#: Threads for the wide level: two, so that breadth-first search runs in
+#: threads when the signal comes, yet is no faster on a machine with more CPUs.
+WIDE_THREADS = "2"
+
+
+def wide_level(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "tiles.txt").write_text(WIDE_TILES, encoding="utf-8")
+    (folder / "content.txt").write_text(WIDE_CONTENT, encoding="utf-8")
+    return folder
+
+
 def level01(repo_root: Path, tmp_path: Path) -> Path:
     """levels/01, without its solution: a first solution within about a
     second, then the steps that prove or shorten it, for many seconds."""
@@ -53,11 +88,17 @@ def level01(repo_root: Path, tmp_path: Path) -> Path:
     return folder
 
 
+def _sigint_as_on_a_terminal() -> None:
+    # A test run started in the background of a script inherits SIGINT
+    # ignored, and so would baba, as it should: start it as from a terminal.
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def interrupt(argv: Sequence[object], at: float) -> "tuple[int, float, str, str]":
     """Run baba, send SIGINT after `at` seconds: (exit status, seconds from
     the signal to the exit, stdout, stderr)."""
     child = subprocess.Popen([sys.executable, "-m", "babasolver", *map(str, argv)], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True,
+                             stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_as_on_a_terminal,
                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     time.sleep(at)
     assert child.poll() is None, "the command ended before the signal"
@@ -98,14 +139,17 @@ def assert_solve_interrupted(code: int, took: float, out: str, err: str, folder:
 
 @pytest.mark.parametrize("mode, at", [
     ("both", 0.4),        # the first slice of breadth-first search
-    ("both", 1.6),        # the satisficing race, or the narrow beams after it
-    ("both", 4.0),        # breadth-first search bounded by the solution, or the beams after it
+    ("both", 1.6),        # breadth-first search bounded by the first solution, just after the race
+    ("both", 4.0),        # ... deeper, with more states stored (it runs until about 14 s)
     ("shortest", 0.4),
     ("shortest", 2.0),
 ])
-def test_ctrl_c_stops_solve_on_a_level_it_solves(repo_root, tmp_path, mode, at):
-    folder = level01(repo_root, tmp_path)
-    code, took, out, err = interrupt(["solve", folder, "--mode", mode, "--timeout", "30"], at)
+def test_ctrl_c_stops_solve_on_a_level_it_solves(tmp_path, mode, at):
+    """Uninterrupted, these commands run about 28 s (both) and 30 s
+    (shortest, to its time limit): never done before the signal."""
+    folder = wide_level(tmp_path / "wide")
+    code, took, out, err = interrupt(["solve", folder, "--mode", mode, "--timeout", "30",
+                                      "--threads", WIDE_THREADS], at)
     assert_solve_interrupted(code, took, out, err, folder)
 
 
@@ -116,11 +160,11 @@ def test_ctrl_c_stops_solve_on_a_level_no_search_finishes(tmp_path, mode, at):
     assert_solve_interrupted(code, took, out, err, folder)
 
 
-def test_ctrl_c_stops_solve_json(repo_root, tmp_path):
+def test_ctrl_c_stops_solve_json(tmp_path):
     import json
 
-    folder = level01(repo_root, tmp_path)
-    code, took, out, err = interrupt(["solve", folder, "--timeout", "30", "--json"], 1.6)
+    folder = wide_level(tmp_path / "wide")
+    code, took, out, err = interrupt(["solve", folder, "--timeout", "30", "--threads", WIDE_THREADS, "--json"], 1.6)
     assert code == 130 and took < CEILING, err
     data = json.loads(out)
     assert data["status"] == "interrupted" and data["solution"] is None and not data["proven_shortest"]

@@ -9,6 +9,7 @@ with an exit status and, for bad input, one `baba: error:` line.
 from __future__ import annotations
 
 import json
+import os
 import random
 
 import pytest
@@ -150,9 +151,12 @@ def test_mutated_level_folders_through_the_command_line(capsys, tmp_path):
 # --------------------------------------------------------------------------
 # Hostile command lines (issue 24): every command with solutions and every
 # numeric option drawn from in range, at the bounds and far out of them,
-# over both level formats and over special files. Each answers with an
-# exit status and, for bad input, one line; no file outside the run's
-# outputs changes, and a FIFO is neither read nor replaced.
+# under either rule set or an unknown one, with the judge or a folder that is
+# none (and --judge with --rules baba, refused), over both level formats and
+# over special files. Each answers with an exit status and, for bad input,
+# one line; no file outside the run's outputs changes, the level folder's
+# solution.txt is absent or complete and correct, and a FIFO is neither read
+# nor replaced.
 
 HOSTILE_NUMBERS = ["nan", "NaN", "inf", "-inf", "Infinity", "1e300", "-1e300", "1e-300", "0", "-0", "-1", "0.5",
                    "1" * 5000, "9" * 20, "0x10", "1_000", " 5 ", "", "\u0663", "1e400", "2147483648",
@@ -190,6 +194,17 @@ NUMERIC = {
     "check": [],
 }
 
+#: --rules: the two rule sets, and names argparse must refuse in one line.
+RULES = ["keke", "baba", "", "chess", "KEKE", "keke ", "\ud800"]
+#: --judge takes the folder of the Keke judge (simulation.js); only with --rules keke.
+JUDGE_COMMANDS = ("check", "bench")
+
+
+def judge_folder(rng: random.Random, places: dict) -> str:
+    """The judge's folder (when this machine has it), or one that is no judge."""
+    return rng.choice([places["judge"], places["judge"], places["judge"], places["missing"], places["file"],
+                       places["fifo"], places["out"], ""])
+
 
 def hostile_command(rng: random.Random, places: dict) -> list:
     """One command line: a command, a level (folder, set, FIFO, missing),
@@ -216,6 +231,12 @@ def hostile_command(rng: random.Random, places: dict) -> list:
         argv.append("--all")
     if command in ("solve", "bench") and rng.random() < 0.3:
         argv += ["--mode", rng.choice(["both", "fast", "shortest", "quick", ""])]
+    if rng.random() < 0.4:
+        argv += ["--rules", rng.choice(RULES)]
+    if command in JUDGE_COMMANDS and rng.random() < 0.25:
+        argv += ["--judge", judge_folder(rng, places)]
+        if rng.random() < 0.4:
+            argv += ["--rules", "baba"]           # the judge plays the keke rules only: refused
     for option in NUMERIC[command]:
         if rng.random() < 0.4:
             value = in_range(rng, option) if rng.random() < 0.5 else rng.choice(HOSTILE_NUMBERS)
@@ -232,11 +253,11 @@ def hostile_command(rng: random.Random, places: dict) -> list:
 
 
 def make_places(root) -> dict:
-    import os
     import shutil
     from pathlib import Path
 
     repo = Path(__file__).resolve().parent.parent
+    judge = repo.parent / "shared" / "keke-reference"        # absent: a folder that is no judge
     (root / "out").mkdir()
     shutil.copytree(repo / "levels" / "00", root / "levels" / "00")
     level_set = root / "set.json"
@@ -244,12 +265,19 @@ def make_places(root) -> dict:
     os.mkfifo(root / "in.json")
     os.mkfifo(root / "out.fifo")
     (root / "notes.txt").write_text("not a level\n", encoding="utf-8")
+    inputs = [root / "levels" / "00" / "tiles.txt", root / "levels" / "00" / "content.txt", level_set,
+              root / "notes.txt"]
     return {"folder": root / "levels" / "00", "set": level_set, "fifo": root / "in.json",
             "missing": root / "nowhere", "file": root / "notes.txt", "out": root / "out",
-            "fifo_out": root / "out.fifo"}
+            "fifo_out": root / "out.fifo", "judge": judge,
+            "inputs": {path: path.read_bytes() for path in inputs}}
 
 
-def check_answer(argv: list, code: int, err: str, root) -> None:
+#: levels/00's shortest solution, as solve writes it under either rule set.
+SOLUTION_00 = "8\u2192\n"
+
+
+def check_answer(argv: list, code: int, err: str, root, places: dict) -> None:
     assert code in (0, 1, 2), (argv, code, err)
     assert "Traceback" not in err, (argv, err)
     for line in err.splitlines():
@@ -259,13 +287,24 @@ def check_answer(argv: list, code: int, err: str, root) -> None:
     assert (root / "in.json").is_fifo() and (root / "out.fifo").is_fifo(), argv
     leftovers = [p for p in root.rglob("*.tmp")]
     assert not leftovers, (argv, leftovers)
+    for path, data in places["inputs"].items():                  # inputs are only read
+        assert path.is_file() and path.read_bytes() == data, (argv, path)
+    solution = places["folder"] / "solution.txt"                 # absent, or complete and correct
+    if solution.exists() or solution.is_symlink():
+        assert solution.is_file() and solution.read_text(encoding="utf-8") == SOLUTION_00, \
+            (argv, solution.read_bytes() if solution.is_file() else "not a regular file")
+
+
+#: A longer campaign runs the same test: BABA_FUZZ_CASES=5000 BABA_FUZZ_SEED=7 pytest -k hostile
+FUZZ_CASES = int(os.environ.get("BABA_FUZZ_CASES", "300"))
+FUZZ_SEED = int(os.environ.get("BABA_FUZZ_SEED", "24"))
 
 
 def test_hostile_command_lines(capsys, tmp_path):
-    rng = random.Random(24)
+    rng = random.Random(FUZZ_SEED)
     places = make_places(tmp_path)
-    for _ in range(300):
+    for _ in range(FUZZ_CASES):
         argv = hostile_command(rng, places)
         code = cli.main(argv)
         _, err = capsys.readouterr()
-        check_answer(argv, code, err, tmp_path)
+        check_answer(argv, code, err, tmp_path, places)
