@@ -198,6 +198,26 @@ def test_ctrl_c_stops_bench(repo_root, tmp_path, jobs, at):
     assert files_in(tmp_path) == ["report.json", "set"]               # the report of the levels so far
 
 
+@pytest.mark.parametrize("at", [0.6, 2.5])
+def test_ctrl_c_gives_every_level_running_in_a_worker_its_row(tmp_path, at):
+    """bench --jobs 2: the levels the workers run when Ctrl-C comes are each
+    listed as interrupted, however young (a level once had to be a second
+    old to be listed), and, once their searches run, with their counters."""
+    endless_level(tmp_path / "set" / "a")
+    endless_level(tmp_path / "set" / "b")
+    report = tmp_path / "report.json"
+    code, took, out, err = interrupt(["bench", tmp_path / "set", "--timeout", "30", "--jobs", "2",
+                                      "--report", report], at)
+    assert code == 130 and took < CEILING, (out, err)
+    import json
+
+    levels = json.loads(report.read_text(encoding="utf-8"))["levels"]
+    assert sorted(level["id"] for level in levels) == ["a", "b"]
+    assert all(level["status"] == "interrupted" for level in levels)
+    if at > 2:              # the workers have long started: their searches stopped with counters
+        assert all(level["unique_states"] > 0 for level in levels), levels
+
+
 # --------------------------------------------------------------------------
 # In process: Ctrl-C inside each step of mode "both" (a KeyboardInterrupt
 # raised where the signal would raise it), on levels/01.

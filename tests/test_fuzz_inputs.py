@@ -180,6 +180,8 @@ def in_range(rng: random.Random, option: str) -> str:
         return rng.choice(["1", "1", "1", "0", str(limits.max_threads())])
     if option == "--memory-limit":
         return rng.choice(["0.25", f"{limits.max_gigabytes():.3f}", "1"])
+    if option == "--memory":
+        return rng.choice(["0.01", "0.5", f"{limits.max_gigabytes():.3f}"])
     if option == "--delay":
         return rng.choice(["0", "0.01", "60"])
     if option == "--step":
@@ -188,8 +190,8 @@ def in_range(rng: random.Random, option: str) -> str:
 
 
 NUMERIC = {
-    "solve": ["--timeout", "--max-states", "--threads"],
-    "bench": ["--timeout", "--max-states", "--threads", "--jobs", "--memory-limit"],
+    "solve": ["--timeout", "--max-states", "--threads", "--memory"],
+    "bench": ["--timeout", "--max-states", "--threads", "--jobs", "--memory-limit", "--memory"],
     "show": ["--delay", "--step"],
     "check": [],
 }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import pickle
 import resource
 import signal
@@ -182,10 +183,22 @@ def run_level(
 # Many levels
 
 
+#: How long the parent waits, after a Ctrl-C, for the workers to return the
+#: levels they were running with their counters so far.
+INTERRUPT_GRACE = 0.3
+#: How often the parent looks at the workers (when a level starts counts).
+POLL_SECONDS = 0.1
+#: The signal the parent stops a worker's search with (Ctrl-C is the parent's).
+STOP_SIGNAL = getattr(signal, "SIGUSR1", None)
+
+
 def _start_worker(memory_limit: Optional[int]) -> None:
-    """A worker process: Ctrl-C is the parent's to handle; the address
+    """A worker process: Ctrl-C is the parent's to handle, and the parent
+    stops a search with STOP_SIGNAL, which it takes as a Ctrl-C; the address
     space is capped so that one huge level cannot take the machine down."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if STOP_SIGNAL is not None:
+        signal.signal(STOP_SIGNAL, signal.default_int_handler)
     if memory_limit:
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
@@ -279,7 +292,7 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
                 futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
         pending = set(futures)
         while pending:
-            finished, pending = wait(pending, timeout=1.0, return_when=FIRST_COMPLETED)
+            finished, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
             now = time.monotonic()
             for future in pending:
                 if future.running():
@@ -302,15 +315,35 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
         pool.close()
         return True
     except KeyboardInterrupt:
-        now = time.monotonic()
-        for future, index in futures.items():
-            if not future.done() and index in started:
-                done(index, _lost(tasks[index], Status.INTERRUPTED, "stopped by Ctrl-C", now - started[index]))
+        _stop_running(tasks, futures, started, done)
         return False
     finally:
         if pool is not None:
             pool.stop()
             pool.join(timeout=10)
+
+
+def _stop_running(tasks: Sequence[LevelTask], futures: Dict[Future, int], started: Dict[int, float],
+                  done: Callable[[int, LevelOutcome], None]) -> None:
+    """Ctrl-C: each level a worker is running stops its search as at a
+    Ctrl-C of its own and gets its row, with its counters so far when the
+    worker returns it within INTERRUPT_GRACE."""
+    now = time.monotonic()
+    running = {future: index for future, index in futures.items()
+               if not future.done() and (future.running() or index in started)}
+    if STOP_SIGNAL is not None:
+        for child in multiprocessing.active_children():
+            with contextlib.suppress(OSError):
+                os.kill(child.pid, STOP_SIGNAL)     # type: ignore[arg-type]
+        wait(running, timeout=INTERRUPT_GRACE)
+    for future, index in running.items():
+        outcome = None
+        if future.done():
+            with contextlib.suppress(BaseException):
+                outcome = future.result()
+        if outcome is None or outcome.status != Status.INTERRUPTED:
+            outcome = _lost(tasks[index], Status.INTERRUPTED, "stopped by Ctrl-C", now - started.get(index, now))
+        done(index, outcome)
 
 
 def run_many(
