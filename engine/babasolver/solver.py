@@ -79,6 +79,7 @@ MIN_PART = 256                     # fewer states than this per thread: one thre
 # The visited table starts with room for this many states (16 MiB of slots):
 # growing it rehashes every state, and most hard levels stay below this size.
 INITIAL_TABLE_STATES = 1 << 21
+TABLE_BYTES_PER_STATE = 40         # ... but a small memory limit gets a table of at most half its bytes
 
 
 @dataclass
@@ -393,7 +394,10 @@ class _BreadthFirst:
                  progress: Optional[Progress], progress_every: float, started: float,
                  memory: Optional[int] = None) -> None:
         self.memory = memory
-        self.store = StateStore(min(max_states, INITIAL_TABLE_STATES), byte_limit=memory or 0)
+        expected = min(max_states, INITIAL_TABLE_STATES)
+        if memory is not None:      # a table takes some 10-20 bytes per expected state
+            expected = max(1, min(expected, memory // TABLE_BYTES_PER_STATE))
+        self.store = StateStore(expected, byte_limit=memory or 0)
         self.batches = _Batches(core_level, self.store, threads)
         self.max_states = max_states
         self.progress = progress
