@@ -92,7 +92,8 @@ cdef class StateStore:
     cdef uint8_t* slots             # SLOT_BYTES each: 0 = free, else (tag << INDEX_BITS) | (index + 1)
     cdef size_t slot_mask
     cdef uint64_t hash_mask         # a test hook narrows it to force collisions
-    cdef public size_t byte_limit
+    cdef size_t limit               # byte_limit, 0 for none
+    cdef int64_t unchecked          # bytes the store may take before it looks at its limit again
 
     def __cinit__(self, size_t expected=1024, uint64_t hash_mask=0xFFFFFFFFFFFFFFFFULL, size_t byte_limit=0):
         cdef size_t slot_count = 1024
@@ -114,6 +115,17 @@ cdef class StateStore:
         self.count = 0
         self.hash_mask = hash_mask
         self.byte_limit = byte_limit
+
+    @property
+    def byte_limit(self):
+        """The most bytes the store holds (0: no limit): a grow past it
+        raises MemoryError, as a failed one does."""
+        return self.limit
+
+    @byte_limit.setter
+    def byte_limit(self, size_t value):
+        self.limit = value
+        self.unchecked = 0
 
     def __dealloc__(self):
         core_block_free(self.arena, self.arena_capacity + ARENA_SLACK)
@@ -145,15 +157,29 @@ cdef class StateStore:
 
     # ---------------------------------------------------------- growing --
 
-    cdef size_t held_bytes(self) noexcept nogil:
+    cdef inline size_t held_bytes(self) noexcept nogil:
         """What the store holds in memory: the arena as used, the per-state
         arrays as used, and the whole table."""
         return (self.arena_used + self.count * (sizeof(uint32_t) * 2 + 1)
                 + (self.count >> BLOCK_SHIFT) * sizeof(uint64_t)
                 + (self.slot_mask + 1) * SLOT_BYTES)
 
-    cdef bint over_limit(self, size_t more) noexcept nogil:
-        return self.byte_limit != 0 and self.held_bytes() + more > self.byte_limit
+    cdef inline bint over_limit(self, size_t more) noexcept nogil:
+        """Whether `more` bytes would take the store past its limit. The
+        exact sum is made only once the bytes since the last one could
+        reach the limit, so an insert pays a subtraction."""
+        cdef size_t held
+        if self.limit == 0:
+            return False
+        self.unchecked -= <int64_t>more
+        if self.unchecked >= 0:
+            return False
+        held = self.held_bytes()
+        if held + more > self.limit:
+            self.unchecked = 0
+            return True
+        self.unchecked = <int64_t>(self.limit - held - more)
+        return False
 
     cdef int grow_states(self) noexcept nogil:
         # Each array keeps its own room, so that after a grow that failed
@@ -211,6 +237,7 @@ cdef class StateStore:
         cdef uint64_t hashes[REHASH_AHEAD]
         cdef size_t i, slot, late
         cdef uint64_t h
+        self.unchecked = 0              # the table's half is counted exactly
         if self.over_limit(old_bytes):
             return -1
         slots = <uint8_t*>core_block_grow(self.slots, old_bytes + SLOT_SLACK, old_bytes * 2 + SLOT_SLACK)
