@@ -16,15 +16,23 @@ __all__ = ["total_memory_bytes", "available_memory_bytes", "default_memory_limit
 SEARCH_MEMORY_SHARE = 0.8
 
 
-def total_memory_bytes() -> Optional[int]:
-    """The machine's RAM: MemTotal of /proc/meminfo, else sysconf; None if unknown."""
+def _meminfo(field: str) -> Optional[int]:
+    """A field of /proc/meminfo in bytes, or None."""
     try:
         with open("/proc/meminfo", encoding="ascii") as f:
             for line in f:
-                if line.startswith("MemTotal:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
+    return None
+
+
+def total_memory_bytes() -> Optional[int]:
+    """The machine's RAM: MemTotal of /proc/meminfo, else sysconf; None if unknown."""
+    total = _meminfo("MemTotal")
+    if total is not None:
+        return total
     try:
         return int(os.sysconf("SC_PAGE_SIZE")) * int(os.sysconf("SC_PHYS_PAGES"))
     except (ValueError, OSError, AttributeError):
@@ -34,14 +42,8 @@ def total_memory_bytes() -> Optional[int]:
 def available_memory_bytes() -> Optional[int]:
     """Memory the machine can give without swapping: MemAvailable of
     /proc/meminfo, else the RAM; None if unknown."""
-    try:
-        with open("/proc/meminfo", encoding="ascii") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return total_memory_bytes()
+    available = _meminfo("MemAvailable")
+    return total_memory_bytes() if available is None else available
 
 
 def default_search_memory() -> Optional[int]:
