@@ -7,6 +7,7 @@ cdef enum:
     SLOT_SLACK = 8          # spare bytes after the table, for the whole-word read of its last slot
     BLOCK_SHIFT = 12        # states share a 64-bit arena base per 4,096; each keeps a 32-bit offset from it
     NO_ACTION = 7           # the root's action (3 bits beside the parent's high bits)
+    STATE_BYTES = 10        # what a state adds beside its record: offset, parent, action, a share of a base
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
     QUEUE_SIZE = 16         # children in flight while inserting (a power of two)
     INSERT_LAG = 15         # children between prefetching a slot and inserting
@@ -317,7 +318,7 @@ cdef class StateStore:
             if (entry >> INDEX_BITS) == tag and self.holds_at(entry, record, length):
                 return -1
             slot = (slot + 1) & self.slot_mask
-        if index >= MAX_STATES or self.over_limit(<size_t>length + 9):
+        if index >= MAX_STATES or self.over_limit(<size_t>length + STATE_BYTES):
             return full_store()
         if index == self.capacity and self.grow_states() < 0:
             return full_store()
