@@ -78,7 +78,7 @@ cdef class StateStore:
 
     Per state it keeps the record's bytes, a 32-bit offset from its block's
     64-bit base, 32 bits of parent and a byte of action and parent's high
-    bits, and a 40-bit slot at a load of at most 5/8: up to 2**34 - 2
+    bits, and a 40-bit slot at a load of at most 4/5: up to 2**34 - 2
     states, so memory, not the format, is what ends a search. `byte_limit`
     (0: none) caps what it holds; a grow past it raises MemoryError as a
     failed one does."""
@@ -338,8 +338,9 @@ cdef class StateStore:
         self.actions[index] = <uint8_t>((action & 7) | ((parent >> 32) << 3))
         self.count = index + 1
         core_store40(self.slots + slot * SLOT_BYTES, (tag << INDEX_BITS) | (index + 1))
-        # Keep the load at most 5/8 so probes stay short.
-        if self.count * 8 > (self.slot_mask + 1) * 5 and self.grow_slots() < 0:
+        # Keep the load at most 4/5: with the tags, a longer probe mostly
+        # stays in the cache line it started in.
+        if self.count * 5 > (self.slot_mask + 1) * 4 and self.grow_slots() < 0:
             return full_store()
         return <int64_t>index
 
