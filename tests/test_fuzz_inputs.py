@@ -11,10 +11,12 @@ from __future__ import annotations
 import json
 import os
 import random
+import unicodedata
 
 import pytest
 
 from babasolver import cli
+from babasolver.cli.common import safe
 from babasolver.errors import BabaError
 from babasolver.app.tasks import load_tasks
 from babasolver.level import Level, read_folder, read_keke_set
@@ -52,7 +54,8 @@ def loads_or_clean_error(load) -> None:
     except BabaError as e:
         message = str(e)
         assert message and "\n" not in message
-        message.encode("utf-8", "backslashreplace")
+        shown = safe(message)               # as the CLI prints it: no control character, no lone surrogate
+        assert not any(unicodedata.category(c) in ("Cc", "Cs") for c in shown), shown
         return
     levels = [entry.level for entry in result] if isinstance(result, list) else [result]
     for level in levels:

@@ -80,8 +80,7 @@ def keke_map(level: Level) -> Tuple[str, int]:
     ringed = w >= 3 and h >= 3 and all(
         grid[i] == tiles.BORDER for i in list(range(w)) + list(range((h - 1) * w, h * w))
         + [y * w for y in range(h)] + [y * w + w - 1 for y in range(h)])
-    rows = ["".join("." if t == tiles.EMPTY else tiles.KEKE_CHARS[t] for t in grid[y * w:(y + 1) * w])
-            for y in range(h)]
+    rows = ["".join(tiles.KEKE_CHARS[t] for t in grid[y * w:(y + 1) * w]) for y in range(h)]
     if ringed:
         return "\n".join(rows), 0
     edge = "_" * (w + 2)
