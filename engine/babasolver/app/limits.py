@@ -157,14 +157,18 @@ def parse_gigabytes(text: str) -> float:
     return value
 
 
+def _check_search_gigabytes(value: float, shown: str) -> None:
+    most = max_gigabytes()
+    if not MIN_SEARCH_GB <= value <= most:      # nan fails too
+        raise ValueError(f"must be from {MIN_SEARCH_GB:g} GB to the machine's memory, {most:.1f} GB,"
+                         f" got {shown}")
+
+
 def parse_search_gigabytes(text: str) -> float:
     """What a search's stores may hold, in GB: at least MIN_SEARCH_GB, at
     most the machine's memory."""
     value = _number(text, "GB")
-    most = max_gigabytes()
-    if not MIN_SEARCH_GB <= value <= most:
-        raise ValueError(f"must be from {MIN_SEARCH_GB:g} GB to the machine's memory, {most:.1f} GB,"
-                         f" got {_shown(text)}")
+    _check_search_gigabytes(value, _shown(text))
     return value
 
 
@@ -196,7 +200,7 @@ class Limits:
             if isinstance(self.memory, bool) or not isinstance(self.memory, (int, float)):
                 raise BabaError(f"memory must be a number of GB, got {self.memory!r}")
             try:
-                parse_search_gigabytes(repr(float(self.memory)))
+                _check_search_gigabytes(self.memory, _shown(repr(self.memory)))
             except ValueError as e:
                 raise BabaError(f"memory {e}") from None
 
