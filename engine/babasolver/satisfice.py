@@ -82,9 +82,9 @@ TICK_SECONDS = 0.5                  # between progress reports while searches ra
 class _Racer:
     """One search of a pool, with its own store."""
 
-    def __init__(self, core_level: CoreLevel, spec: Search, bound: int, byte_limit: int = 0) -> None:
+    def __init__(self, core_level: CoreLevel, spec: Search, bound: int) -> None:
         self.spec = spec
-        self.store: Optional[StateStore] = StateStore(1 << 16, byte_limit=byte_limit)
+        self.store: Optional[StateStore] = StateStore(1 << 16)
         self.search: Optional[BestFirst] = BestFirst(core_level, self.store, spec.guide, bound, spec.width)
         self.search.add_root()
         self.outcome = SearchOutcome.SEARCH_GOING
@@ -132,12 +132,11 @@ class Pool:
         self.solution: Optional[List[int]] = None   # the shortest found
         self.winner: Optional[Search] = None        # the search that found it
         self.exhausted = False              # a search saw every reachable state: no solution
-        self.byte_limit = 0                 # what a new search's store may hold (0: no limit)
 
     def racer(self, spec: Search) -> _Racer:
         if spec not in self.racers:
             bound = self.bound or (BEAM_DEPTH if spec.width else 0)
-            self.racers[spec] = _Racer(self.core_level, spec, bound, self.byte_limit)
+            self.racers[spec] = _Racer(self.core_level, spec, bound)
         return self.racers[spec]
 
     def found(self, racer: _Racer) -> bool:
@@ -204,7 +203,6 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
     The searches take turns in chunks of CHUNK_EXPANSIONS on `threads`
     threads (the core releases the GIL), search k on thread k % threads; or,
     with `lead`, the first search has a thread of its own."""
-    pool.byte_limit = max_bytes or 0
     racers = [pool.racer(spec) for spec in portfolio]
     for racer in racers:
         if racer.store is not None:

@@ -327,7 +327,6 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_stat
         result.satisficing_states = found.states
         return result
     search.max_states = max(1, max_states - found.live_states)
-    search.share_memory(found.memory_bytes)
     solution = found.solution
     bfs_deadline = deadline
     improve_until = None
