@@ -153,6 +153,10 @@ cdef class StateStore:
     cdef inline int action_of(self, size_t index) noexcept nogil:
         return self.actions[index] & 7
 
+    cdef inline void set_parent(self, size_t index, size_t parent, uint8_t action) noexcept nogil:
+        self.parents[index] = <uint32_t>parent
+        self.actions[index] = <uint8_t>((action & 7) | ((parent >> 32) << 3))
+
     cdef inline uint64_t slot_entry(self, size_t slot) noexcept nogil:
         return core_load40(self.slots + slot * SLOT_BYTES)
 
@@ -334,8 +338,7 @@ cdef class StateStore:
         if ((index + 1) & ((1 << BLOCK_SHIFT) - 1)) == 0:
             self.bases[(index + 1) >> BLOCK_SHIFT] = self.arena_used
         self.starts[index + 1] = <uint32_t>(self.arena_used - self.bases[(index + 1) >> BLOCK_SHIFT])
-        self.parents[index] = <uint32_t>parent
-        self.actions[index] = <uint8_t>((action & 7) | ((parent >> 32) << 3))
+        self.set_parent(index, parent, action)
         self.count = index + 1
         core_store40(self.slots + slot * SLOT_BYTES, (tag << INDEX_BITS) | (index + 1))
         # Keep the load at most 4/5: with the tags, a longer probe mostly
@@ -391,8 +394,7 @@ cdef class StateStore:
     cdef inline void reparent(self, size_t index, size_t parent, uint8_t action) noexcept nogil:
         """A shorter way to a stored state: its parent must be reached in
         fewer moves than it, so following parents still ends at the root."""
-        self.parents[index] = <uint32_t>parent
-        self.actions[index] = <uint8_t>((action & 7) | ((parent >> 32) << 3))
+        self.set_parent(index, parent, action)
 
     def find(self, bytes record):
         """The index of a stored state, or -1."""
