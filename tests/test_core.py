@@ -99,6 +99,56 @@ def varint(value):
     return bytes(out)
 
 
+# A record's map entries, read and written from the format's description in
+# _judge_record.pxi: bit fields, least significant first, with the level's
+# widths. A value is 0 (out of play) or 1 + (cell << 4 | facing << 1 | surprise).
+
+def read_entries(level, data, at):
+    """[(thing, value)] of the entries from byte `at` on."""
+    gap_bits, cell_bits, facing_bits = core_level(level).record_widths
+    number = int.from_bytes(data[at:], "little")
+    left, thing, out = 8 * (len(data) - at), -1, []
+
+    def take(n):
+        nonlocal number, left
+        value, number, left = number & ((1 << n) - 1), number >> n, left - n
+        return value
+
+    while left >= 8:
+        gap = take(gap_bits) + 1 if take(1) else 0
+        thing += gap + 1
+        fb = facing_bits[thing]
+        surprise, facing, code = take(1), take(fb), take(cell_bits)
+        out.append((thing, 0 if code == 0 else 1 + ((code - 1) << 4 | facing << 1 | surprise)))
+    assert number == 0
+    return out
+
+
+def write_entries(level, entries):
+    gap_bits, cell_bits, facing_bits = core_level(level).record_widths
+    number, width, last = 0, 0, -1
+
+    def put(value, n):
+        nonlocal number, width
+        number |= value << width
+        width += n
+
+    for thing, value in entries:
+        gap = thing - last - 1
+        last = thing
+        if gap:
+            put(1, 1)
+            put(gap - 1, gap_bits)
+        else:
+            put(0, 1)
+        fb = facing_bits[thing]
+        bits = value - 1
+        put(bits & 1 if value else 0, 1)
+        put((bits >> 1) & 7 if value else 0, fb)
+        put((bits >> 4) + 1 if value else 0, cell_bits)
+    return number.to_bytes((width + 7) // 8, "little")
+
+
 def test_a_hidden_flag_alone_makes_another_state():
     # Keke pushes PUSH onto baba (YOU), which hides baba; baba walks away,
     # which empties the slot: PUSH is hidden. A record with the same cells
@@ -109,12 +159,13 @@ def test_a_hidden_flag_alone_makes_another_state():
     texts = sim.texts()
     assert texts[-1][0] == tiles.PUSH_TEXT and texts[-1][3]      # hidden
     record = sim.pack()
-    meta, created, *entries = varints(record)
-    assert meta == 0 and created == 0
-    gaps, values = entries[0::2], entries[1::2]
+    assert record[:2] == b"\0\0"                  # no object tiles gained, no created objects
+    entries = read_entries(level, record, 2)
+    assert write_entries(level, entries) == record[2:]
     # The last entry is PUSH, the last thing; flip its "unexpected hidden" bit.
-    values[-1] = ((values[-1] - 1) ^ 1) + 1
-    flipped = b"\0\0" + b"".join(varint(g) + varint(v) for g, v in zip(gaps, values))
+    thing, value = entries[-1]
+    entries[-1] = (thing, ((value - 1) ^ 1) + 1)
+    flipped = b"\0\0" + write_entries(level, entries)
     other = Simulation(level)
     other.unpack(flipped)
     assert other.pack() == flipped != record
@@ -135,11 +186,11 @@ def test_creation_order_alone_makes_another_state():
     record = sim.pack()
     assert record[:3] == bytes([0, 1, tiles.BABA])
     created_value = varints(record, 3)[0]
-    rest = varints(record, 3 + len(varint(created_value)))
-    baba_entry = rest[:2]
-    assert baba_entry[0] == 0                       # the map's baba is thing 0
-    swapped = (bytes([0, 1, tiles.BABA]) + varint(baba_entry[1]) + varint(0) + varint(created_value)
-               + b"".join(varint(v) for v in rest[2:]))
+    entries = read_entries(level, record, 3 + len(varint(created_value)))
+    baba_thing, baba_value = entries[0]
+    assert baba_thing == 0                          # the map's baba is thing 0
+    swapped = (bytes([0, 1, tiles.BABA]) + varint(baba_value)
+               + write_entries(level, [(0, created_value)] + entries[1:]))
     other = Simulation(level)
     other.unpack(swapped)
     assert other.pack() == swapped != record
@@ -149,13 +200,33 @@ def test_creation_order_alone_makes_another_state():
     assert cells(other) != cells(sim)
 
 
+def test_a_moved_thing_is_one_byte_in_a_small_level():
+    # 4 things (gap 2 bits), 4x2 cells in a ring of 6x4 (cell 6 bits, the
+    # least), no MOVE text (no facing): baba's move is a one-byte entry,
+    # where a gap and a value as varints took three.
+    level = make_level(["B12.", "b..."])
+    assert core_level(level).record_widths == (2, 6, (0, 0, 0, 0))
+    sim = Simulation(level)
+    sim.step_keke("r")
+    record = sim.pack()
+    assert len(record) == 2 + 1
+    assert read_entries(level, record, 2) == [(0, 1 + ((2 * 6 + 2) << 4))]   # row 2, column 2 of the ring
+
+
 def test_root_records():
     # No `is`: nothing can be made, so no created-object count.
     assert Simulation(make_level(["b.f."])).pack() == b"\0"
     assert Simulation(make_level(["B12.", "b..."])).pack() == b"\0\0"
 
 
-@pytest.mark.parametrize("record", [b"", b"\x80", b"\x01\0\0\xff\x7f", b"\0\0\0\x80", b"\0\0\x05\x01"])
+@pytest.mark.parametrize("record", [
+    b"", b"\x80", b"\x01\0\0\xff\x7f",
+    b"\0\0\x01",             # an entry cut short
+    b"\0\0\x01\x00",         # a text out of play
+    b"\0\0\x85\x80\x00",     # an entry past the last thing
+    b"\0\0\xfc",             # a cell past the map
+    b"\0\0\x85\x04",         # a text moved, then padding that is not zero
+])
 def test_unpack_refuses_bytes_that_are_not_a_state_of_the_level(record):
     sim = Simulation(make_level(["B12.", "b..."]))
     with pytest.raises(ValueError, match="not a packed state"):

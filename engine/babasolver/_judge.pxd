@@ -12,6 +12,8 @@ cdef enum:
     NO_THING = -1           # an empty object-layer slot
     TOUCHED_LIMIT = 96      # a turn logging more changes than this is packed whole
     TURN_RELAYERED = 256    # a rule reading or destruction rewrote layers: pack the whole position
+    ENTRY_MIN_BITS = 8      # a record's entry is never narrower (see _judge_record.pxi)
+    FACING_BITS = 3         # a kept facing, 0..4, in an entry
 
 # Property bits of a noun under the rules in force. Which property text
 # gives which bits is the rule set's word list (PROPERTY_BITS in _judge.pyx).
@@ -80,6 +82,10 @@ ctypedef struct Geometry:
     bint can_destroy        # the map has texts that can make KILL, SINK or HOT and MELT
     uint64_t root_ever[TILE_WORDS]  # object tiles with objects at load
     uint32_t* root_value    # each map thing's packed value in the root position
+    # A record's entries are bit fields (_judge_record.pxi): these widths.
+    int gap_bits            # a gap past 0 between listed map things
+    int cell_bits           # a map thing's cell + 1 (0: out of play)
+    uint8_t* facing_bits    # per map thing: 3 if its facing is kept, else 0
 
 ctypedef struct Position:
     # Everything the judge's next turns depend on. `slot[c]` is the thing

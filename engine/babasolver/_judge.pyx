@@ -2,7 +2,7 @@
 # (JudgeLevel) and its workspace (JudgeWorkspace). The turn is in
 # _judge_turn.pxi, the records in _judge_record.pxi, the satisficing guides
 # in _judge_guide.pxi. Compiler directives are set once, in setup.py.
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.string cimport memcpy, memset, memcmp
 
 from babasolver._ruleset cimport (
@@ -148,6 +148,13 @@ cdef class JudgeLevel(CoreLevel):
         self.n_pair_atoms = (<size_t>geo.ncells + 1) * geo.n_texts * geo.ncells
         self.max_atoms = geo.capacity + MAX_RULES
         geo.root_value = <uint32_t*>self.mem.alloc(geo.n_base + 1, sizeof(uint32_t))
+        # An entry is at least a byte wide, so the padding of a record's
+        # last byte never reads as one more entry.
+        geo.gap_bits = max(1, (geo.n_base - 1).bit_length())
+        geo.cell_bits = max(ENTRY_MIN_BITS - 2, geo.ncells.bit_length())
+        geo.facing_bits = <uint8_t*>self.mem.alloc(geo.n_base + 1, 1)
+        for i in range(n_objects):
+            geo.facing_bits[i] = FACING_BITS if geo.keeps_facing[geo.base_tile[i]] else 0
         # The root: every thing in its own slot, then the load-time reading.
         alloc_position(self.mem, geo, &self.root)
         for i in range(geo.n_base):
@@ -161,6 +168,13 @@ cdef class JudgeLevel(CoreLevel):
 
     cdef Workspace workspace(self):
         return JudgeWorkspace(self)
+
+    @property
+    def record_widths(self):
+        """(gap_bits, cell_bits, facing bits per map thing): the widths of
+        a record's entries (_judge_record.pxi), for tools that read records."""
+        return (self.geo.gap_bits, self.geo.cell_bits,
+                tuple(self.geo.facing_bits[i] for i in range(self.geo.n_base)))
 
 
 cdef int alloc_position(Pool mem, const Geometry* geo, Position* pos) except -1:
@@ -316,8 +330,9 @@ cdef class JudgeWorkspace(Workspace):
         changed rules), -1 for bytes that are not a record."""
         cdef const Geometry* geo = &self.level.geo
         cdef Position* pos = &self.pos
-        cdef uint32_t meta, count, gap, value, old
+        cdef uint32_t meta, count, value, old
         cdef int at, n = 0, i = -1, a = 0, b = 0, thing, changed = 0, k, cell
+        cdef BitReader bits
         cdef bint lists_stale = False
         if self.record_flags & RECORD_RULES or pos.n_things != geo.n_base:
             return 1
@@ -332,18 +347,15 @@ cdef class JudgeWorkspace(Workspace):
                 return -1
             if count:
                 return 1
-        while at < length:
-            at = get_varint(record, at, length, &gap)
-            if at < 0:
-                return -1
-            i += <int>gap + 1
-            at = get_varint(record, at, length, &value)
-            if (at < 0 or i >= geo.n_base or (value and ((value - 1) >> 4) >= <uint32_t>geo.ncells)
-                    or (value == 0 and i >= geo.n_base_objects)):
+        open_bits(&bits, record, at, length)
+        while more_entries(&bits):
+            if read_entry(geo, &bits, &i, &value) < 0:
                 return -1
             self.new_diffs[n] = i
             self.new_values[n] = value
             n += 1
+        if not bits_done(&bits):
+            return -1
         # The things whose values differ between the two states.
         while a < self.n_diffs or b < n:
             if b >= n or (a < self.n_diffs and self.diffs[a] < self.new_diffs[b]):

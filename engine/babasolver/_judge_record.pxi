@@ -9,12 +9,21 @@
 #   [when rules_stored] varint n, then n rules: varint left tile, varint right tile
 #       (the rule list, stored only when it differs from a scan of the slots)
 #   then, in thing order, each map thing whose value differs from the root
-#       position's: varint (gap to the previous one - 1), varint value
+#       position's, as bit fields (least significant first) to the end:
+#       0, or 1 and gap_bits of (gap - 1): the gap past the previous entry's thing
+#       surprise (1 bit), facing (facing_bits of the thing), cell + 1 (cell_bits;
+#       0 for an object out of play)
+#   and zero bits to the end of the last byte.
 # A value is 0 for an object out of play, else 1 + (cell << 4 | facing << 1 | surprise),
 # the facing kept only for nouns that can ever be MOVE. `surprise` is whether
 # the thing's hidden flag differs from its layer's: texts and YOU, MOVE, PUSH
 # and STOP objects are expected in their slot, other objects hidden. So a
 # rule that sends a hundred walls to the background changes no wall's value.
+#
+# Entries are bit fields sized to the level rather than varints: on full_biy
+# level 119 a moved thing takes 16 bits instead of 24, and the records of
+# breadth-first search are most of its memory. An entry is at least
+# ENTRY_MIN_BITS wide, so the last byte's padding never reads as an entry.
 
 cdef enum:
     RECORD_RULES = 1        # the rule list is stored
@@ -64,6 +73,124 @@ cdef inline int get_varint(const uint8_t* data, int pos, int length, uint32_t* v
             return pos + 1
         shift += 7
         pos += 1
+
+
+ctypedef struct BitWriter:
+    uint8_t* out
+    int length              # bytes written
+    uint64_t pending        # bits not yet written, least significant first
+    int n_pending
+
+
+ctypedef struct BitReader:
+    const uint8_t* data
+    int at                  # the next byte to read
+    int length
+    uint64_t pending        # bits read but not taken
+    int n_pending
+
+
+cdef inline void put_bits(BitWriter* w, uint64_t value, int n) noexcept nogil:
+    w.pending |= value << w.n_pending
+    w.n_pending += n
+    while w.n_pending >= 8:
+        w.out[w.length] = <uint8_t>w.pending
+        w.length += 1
+        w.pending >>= 8
+        w.n_pending -= 8
+
+
+cdef inline int close_bits(BitWriter* w) noexcept nogil:
+    """The record's length, its last byte padded with zero bits."""
+    if w.n_pending:
+        w.out[w.length] = <uint8_t>w.pending
+        w.length += 1
+        w.pending = 0
+        w.n_pending = 0
+    return w.length
+
+
+cdef inline int bits_left(const BitReader* r) noexcept nogil:
+    return (r.length - r.at) * 8 + r.n_pending
+
+
+cdef inline int64_t take_bits(BitReader* r, int n) noexcept nogil:
+    """The next n bits; -1 past the end."""
+    cdef uint64_t value
+    while r.n_pending < n:
+        if r.at >= r.length:
+            return -1
+        r.pending |= (<uint64_t>r.data[r.at]) << r.n_pending
+        r.at += 1
+        r.n_pending += 8
+    value = r.pending & (((<uint64_t>1) << n) - 1)
+    r.pending >>= n
+    r.n_pending -= n
+    return <int64_t>value
+
+
+cdef inline void open_bits(BitReader* r, const uint8_t* data, int at, int length) noexcept nogil:
+    r.data = data
+    r.at = at
+    r.length = length
+    r.pending = 0
+    r.n_pending = 0
+
+
+cdef inline bint more_entries(const BitReader* r) noexcept nogil:
+    return bits_left(r) >= ENTRY_MIN_BITS
+
+
+cdef inline bint bits_done(const BitReader* r) noexcept nogil:
+    """Only zero padding is left: the canonical end."""
+    return r.at == r.length and r.pending == 0
+
+
+cdef inline void put_entry_bits(const Geometry* geo, BitWriter* w, int thing, int gap,
+                                uint32_t value) noexcept nogil:
+    cdef int fb = geo.facing_bits[thing]
+    cdef uint64_t field = 0, bits
+    if value:
+        bits = value - 1
+        field = ((((bits >> 4) + 1) << fb | ((bits >> 1) & 7)) << 1) | (bits & 1)
+    if gap == 0:
+        put_bits(w, field << 1, 2 + fb + geo.cell_bits)
+    else:
+        put_bits(w, ((field << geo.gap_bits | <uint64_t>(gap - 1)) << 1) | 1,
+                 2 + geo.gap_bits + fb + geo.cell_bits)
+
+
+cdef inline int read_entry(const Geometry* geo, BitReader* r, int* thing, uint32_t* value) noexcept nogil:
+    """The next entry: moves `thing` on to its thing and sets its value;
+    -1 for bits that are not an entry of this level."""
+    cdef int64_t gap = take_bits(r, 1), field
+    cdef int fb
+    cdef uint64_t code, facing
+    if gap < 0:
+        return -1
+    if gap:
+        gap = take_bits(r, geo.gap_bits)
+        if gap < 0:
+            return -1
+        gap += 1
+    thing[0] += <int>gap + 1
+    if thing[0] >= geo.n_base:
+        return -1
+    fb = geo.facing_bits[thing[0]]
+    field = take_bits(r, 1 + fb + geo.cell_bits)
+    if field < 0:
+        return -1
+    code = (<uint64_t>field) >> (1 + fb)
+    facing = ((<uint64_t>field) >> 1) & ((1u << fb) - 1)
+    if code == 0:
+        if field != 0 or thing[0] >= geo.n_base_objects:
+            return -1               # out of play: nothing else; and texts never leave play
+        value[0] = 0
+    elif code > <uint64_t>geo.ncells or facing > 4:
+        return -1
+    else:
+        value[0] = <uint32_t>(1 + (((code - 1) << 4) | (facing << 1) | (<uint64_t>field & 1)))
+    return 0
 
 
 cdef int read_meta(const Geometry* geo, const uint8_t* record, int length, Position* pos,
@@ -139,25 +266,28 @@ cdef int pack_head(const Geometry* geo, const Position* pos, const Props* props,
 
 
 
-cdef inline int put_entry(const Geometry* geo, const Position* pos, const Props* props,
-                          int thing, int* last, uint8_t* out, int length) noexcept nogil:
+cdef inline void put_entry(const Geometry* geo, const Position* pos, const Props* props,
+                           int thing, int* last, BitWriter* w) noexcept nogil:
     """A map thing's entry, if its value differs from the root's."""
     cdef uint32_t value = thing_value(geo, pos, props, thing)
     if value == geo.root_value[thing]:
-        return length
-    length = put_varint(out, length, <uint32_t>(thing - last[0] - 1))
+        return
+    put_entry_bits(geo, w, thing, thing - last[0] - 1, value)
     last[0] = thing
-    return put_varint(out, length, value)
 
 
 cdef int pack_position(const Geometry* geo, const Position* pos, const Props* props,
                        int flags, uint8_t* out) noexcept nogil:
     """A whole-position pass: every map thing compared with the root."""
     cdef int i, last = -1
-    cdef int length = pack_head(geo, pos, props, flags, out)
+    cdef BitWriter w
+    w.out = out
+    w.length = pack_head(geo, pos, props, flags, out)
+    w.pending = 0
+    w.n_pending = 0
     for i in range(geo.n_base):
-        length = put_entry(geo, pos, props, i, &last, out, length)
-    return length
+        put_entry(geo, pos, props, i, &last, &w)
+    return close_bits(&w)
 
 
 cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* props,
@@ -166,7 +296,11 @@ cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* pro
     """The same record from the parent's differing things and the things
     the turn touched (both sorted): only they can differ from the root."""
     cdef int i = 0, j = 0, thing, last = -1
-    cdef int length = pack_head(geo, pos, props, flags, out)
+    cdef BitWriter w
+    w.out = out
+    w.length = pack_head(geo, pos, props, flags, out)
+    w.pending = 0
+    w.n_pending = 0
     while i < n_parent_diffs or j < n_touched:
         if j >= n_touched or (i < n_parent_diffs and parent_diffs[i] < touched[j]):
             thing = parent_diffs[i]
@@ -178,8 +312,8 @@ cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* pro
             thing = touched[j]
             i += 1
             j += 1
-        length = put_entry(geo, pos, props, thing, &last, out, length)
-    return length
+        put_entry(geo, pos, props, thing, &last, &w)
+    return close_bits(&w)
 
 
 cdef inline void place(const Geometry* geo, Position* pos, int thing, uint32_t value,
@@ -218,8 +352,9 @@ cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, P
     map things it lists go to `diffs`. Objects' slots are left to
     place_objects. Returns -1 for bytes that are not a record of this level
     (checked, as unpack takes untrusted bytes)."""
-    cdef uint32_t meta, count, value, gap, tile, left, right
+    cdef uint32_t meta, count, value, tile, left, right, next_value = 0
     cdef int at, i, k, thing, next_diff = -1, n = 0
+    cdef BitReader bits
     at = read_meta(geo, record, length, pos, &meta)
     if at < 0:
         return -1
@@ -256,32 +391,26 @@ cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, P
             props.rule_left[k] = <uint16_t>left
             props.rule_right[k] = <uint16_t>right
     # The map things: entries in order, the root's value elsewhere.
-    if at < length:
-        at = get_varint(record, at, length, &gap)
-        if at < 0:
+    open_bits(&bits, record, at, length)
+    thing = -1
+    if more_entries(&bits):
+        if read_entry(geo, &bits, &thing, &next_value) < 0:
             return -1
-        next_diff = <int>gap
+        next_diff = thing
     for i in range(geo.n_base):
         if i == next_diff:
-            at = get_varint(record, at, length, &value)
-            if at < 0 or (value and ((value - 1) >> 4) >= <uint32_t>geo.ncells):
-                return -1
-            if value == 0 and i >= geo.n_base_objects:
-                return -1           # texts never leave play
+            value = next_value
             diffs[n] = i
             n += 1
             next_diff = -1
-            if at < length:
-                at = get_varint(record, at, length, &gap)
-                if at < 0:
+            if more_entries(&bits):
+                if read_entry(geo, &bits, &thing, &next_value) < 0:
                     return -1
-                next_diff = i + 1 + <int>gap
+                next_diff = thing
         else:
             value = geo.root_value[i]
         place(geo, pos, i, value, surprise)
-    if at != length or next_diff != -1:
+    if next_diff != -1 or not bits_done(&bits):
         return -1
     n_diffs[0] = n
     return 0
-
-
