@@ -90,14 +90,44 @@ ctypedef struct BitReader:
     int n_pending
 
 
+cdef extern from *:
+    """
+    /* Eight bytes at once where the byte order allows: a record buffer
+       always has ARENA_SLACK spare bytes past its longest record. */
+    static inline void judge_store64(uint8_t* p, uint64_t v) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        memcpy(p, &v, 8);
+    #else
+        for (int i = 0; i < 8; i++) p[i] = (uint8_t)(v >> (8 * i));
+    #endif
+    }
+    static inline uint64_t judge_load64(const uint8_t* p) {
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        uint64_t v;
+        memcpy(&v, p, 8);
+        return v;
+    #else
+        uint64_t v = 0;
+        for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+        return v;
+    #endif
+    }
+    """
+    void judge_store64(uint8_t* p, uint64_t v) nogil
+    uint64_t judge_load64(const uint8_t* p) nogil
+
+
 cdef inline void put_bits(BitWriter* w, uint64_t value, int n) noexcept nogil:
+    """n (at most 56 - 8) more bits; whole bytes go out at once."""
+    cdef int whole
     w.pending |= value << w.n_pending
     w.n_pending += n
-    while w.n_pending >= 8:
-        w.out[w.length] = <uint8_t>w.pending
-        w.length += 1
-        w.pending >>= 8
-        w.n_pending -= 8
+    whole = w.n_pending >> 3
+    if whole:
+        judge_store64(w.out + w.length, w.pending)
+        w.length += whole
+        w.pending >>= whole * 8
+        w.n_pending &= 7
 
 
 cdef inline int close_bits(BitWriter* w) noexcept nogil:
@@ -115,14 +145,24 @@ cdef inline int bits_left(const BitReader* r) noexcept nogil:
 
 
 cdef inline int64_t take_bits(BitReader* r, int n) noexcept nogil:
-    """The next n bits; -1 past the end."""
+    """The next n bits (n <= 32); -1 past the end."""
     cdef uint64_t value
-    while r.n_pending < n:
-        if r.at >= r.length:
-            return -1
-        r.pending |= (<uint64_t>r.data[r.at]) << r.n_pending
-        r.at += 1
-        r.n_pending += 8
+    cdef int whole
+    if r.n_pending < n:
+        if r.at + 8 <= r.length:
+            # Whole bytes of a word at once, while the record has eight left.
+            whole = (63 - r.n_pending) >> 3
+            value = judge_load64(r.data + r.at)
+            r.pending |= (value & ((<uint64_t>1 << (whole * 8)) - 1)) << r.n_pending
+            r.at += whole
+            r.n_pending += whole * 8
+        else:
+            while r.n_pending < n:
+                if r.at >= r.length:
+                    return -1
+                r.pending |= (<uint64_t>r.data[r.at]) << r.n_pending
+                r.at += 1
+                r.n_pending += 8
     value = r.pending & (((<uint64_t>1) << n) - 1)
     r.pending >>= n
     r.n_pending -= n
