@@ -64,6 +64,20 @@ cdef uint64_t hash_bytes(const uint8_t* data, int length) noexcept nogil:
 
 
 
+cdef int grow_block(void** block, size_t* room, size_t want, size_t item, size_t spare) noexcept nogil:
+    """Grow a block of (room + spare) items of `item` bytes to (want + spare)
+    items, unless it has room already; -1 when it cannot grow."""
+    cdef void* grown
+    if room[0] >= want:
+        return 0
+    grown = core_block_grow(block[0], (room[0] + spare) * item, (want + spare) * item)
+    if not grown:
+        return -1
+    block[0] = grown
+    room[0] = want
+    return 0
+
+
 cdef int64_t full_store() except -2 nogil:
     with gil:
         raise MemoryError("the visited table could not grow")
@@ -191,29 +205,11 @@ cdef class StateStore:
         # part way every mapping is still freed at the size it has.
         cdef size_t capacity = self.capacity * 2
         cdef size_t blocks = (capacity >> BLOCK_SHIFT) + 2
-        cdef void* grown
-        if self.starts_room < capacity:
-            grown = core_block_grow(self.starts, (self.starts_room + 1) * sizeof(uint32_t),
-                                    (capacity + 1) * sizeof(uint32_t))
-            if not grown:
-                return -1
-            self.starts, self.starts_room = <uint32_t*>grown, capacity
-        if self.bases_room < blocks:
-            grown = core_block_grow(self.bases, self.bases_room * sizeof(uint64_t), blocks * sizeof(uint64_t))
-            if not grown:
-                return -1
-            self.bases, self.bases_room = <uint64_t*>grown, blocks
-        if self.parents_room < capacity:
-            grown = core_block_grow(self.parents, self.parents_room * sizeof(uint32_t),
-                                    capacity * sizeof(uint32_t))
-            if not grown:
-                return -1
-            self.parents, self.parents_room = <uint32_t*>grown, capacity
-        if self.actions_room < capacity:
-            grown = core_block_grow(self.actions, self.actions_room, capacity)
-            if not grown:
-                return -1
-            self.actions, self.actions_room = <uint8_t*>grown, capacity
+        if (grow_block(<void**>&self.starts, &self.starts_room, capacity, sizeof(uint32_t), 1) < 0
+                or grow_block(<void**>&self.bases, &self.bases_room, blocks, sizeof(uint64_t), 0) < 0
+                or grow_block(<void**>&self.parents, &self.parents_room, capacity, sizeof(uint32_t), 0) < 0
+                or grow_block(<void**>&self.actions, &self.actions_room, capacity, 1, 0) < 0):
+            return -1
         self.capacity = capacity
         return 0
 
