@@ -177,6 +177,7 @@ cdef class JudgeWorkspace(Workspace):
     cdef UndoLog log
     cdef Props scanned              # scratch: a fresh scan
     cdef int* diffs                 # map things that differ from the root in `saved`
+    cdef uint32_t* diff_values      # ... and their values there
     cdef int n_diffs
     cdef int* touched
     cdef uint8_t* mark

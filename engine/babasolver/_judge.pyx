@@ -264,6 +264,7 @@ cdef class JudgeWorkspace(Workspace):
         self.log.before = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
         self.log.kind = <uint8_t*>mem.alloc(self.log.capacity, 1)
         self.diffs = <int*>mem.alloc(geo.n_base + 1, sizeof(int))
+        self.diff_values = <uint32_t*>mem.alloc(geo.n_base + 1, sizeof(uint32_t))
         self.touched = <int*>mem.alloc(2 * self.log.capacity + 1, sizeof(int))
         self.mark = <uint8_t*>mem.alloc(n, 1)
         self.surprise = <uint8_t*>mem.alloc(n, 1)
@@ -314,7 +315,7 @@ cdef class JudgeWorkspace(Workspace):
         """Decode a record into `pos`, with its rules and lists; -1 if invalid."""
         cdef const Geometry* geo = &self.level.geo
         if decode_record(geo, record, length, &self.pos, &self.props, &self.record_flags,
-                         self.diffs, &self.n_diffs, self.surprise) < 0:
+                         self.diffs, self.diff_values, &self.n_diffs, self.surprise) < 0:
             return -1
         if not self.record_flags & RECORD_RULES:
             scan_rules(geo, &self.pos, &self.props)     # reads only texts' slots
@@ -399,6 +400,7 @@ cdef class JudgeWorkspace(Workspace):
             build_lists(geo, pos, &self.props, &self.lists)
         self.record_flags = meta & 3
         memcpy(self.diffs, self.new_diffs, n * sizeof(int))
+        memcpy(self.diff_values, self.new_values, n * sizeof(uint32_t))
         self.n_diffs = n
         # `saved` is the parent too: the same changes.
         for k in range(changed):
@@ -457,7 +459,7 @@ cdef class JudgeWorkspace(Workspace):
                     n += 1
         for i in range(n):
             self.mark[self.touched[i]] = 0
-        return pack_changed(geo, &self.pos, rules, record_flags, self.diffs, self.n_diffs,
+        return pack_changed(geo, &self.pos, rules, record_flags, self.diffs, self.diff_values, self.n_diffs,
                             self.touched, n, out)
 
     cdef int pack(self, uint8_t* out) noexcept nogil:

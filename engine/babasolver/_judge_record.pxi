@@ -331,10 +331,13 @@ cdef int pack_position(const Geometry* geo, const Position* pos, const Props* pr
 
 
 cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* props,
-                      int flags, const int* parent_diffs, int n_parent_diffs,
-                      const int* touched, int n_touched, uint8_t* out) noexcept nogil:
+                      int flags, const int* parent_diffs, const uint32_t* parent_values,
+                      int n_parent_diffs, const int* touched, int n_touched, uint8_t* out) noexcept nogil:
     """The same record from the parent's differing things and the things
-    the turn touched (both sorted): only they can differ from the root."""
+    the turn touched (both sorted): only they can differ from the root. A
+    thing the turn did not touch keeps its parent's value: the rules are the
+    parent's (a rule reading packs the whole position), and a thing whose
+    slot changed hands is touched."""
     cdef int i = 0, j = 0, thing, last = -1
     cdef BitWriter w
     w.out = out
@@ -344,14 +347,14 @@ cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* pro
     while i < n_parent_diffs or j < n_touched:
         if j >= n_touched or (i < n_parent_diffs and parent_diffs[i] < touched[j]):
             thing = parent_diffs[i]
+            put_entry_bits(geo, &w, thing, thing - last - 1, parent_values[i])
+            last = thing
             i += 1
-        elif i >= n_parent_diffs or touched[j] < parent_diffs[i]:
-            thing = touched[j]
-            j += 1
-        else:
-            thing = touched[j]
+            continue
+        thing = touched[j]
+        if i < n_parent_diffs and parent_diffs[i] == thing:
             i += 1
-            j += 1
+        j += 1
         put_entry(geo, pos, props, thing, &last, &w)
     return close_bits(&w)
 
@@ -386,7 +389,7 @@ cdef void place_objects(const Geometry* geo, Position* pos, const Props* props,
 
 
 cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, Position* pos,
-                       Props* props, int* flags, int* diffs, int* n_diffs,
+                       Props* props, int* flags, int* diffs, uint32_t* diff_values, int* n_diffs,
                        uint8_t* surprise) noexcept nogil:
     """Unpack a record into `pos` (and its stored rules into `props`); the
     map things it lists go to `diffs`. Objects' slots are left to
@@ -441,6 +444,7 @@ cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, P
         if i == next_diff:
             value = next_value
             diffs[n] = i
+            diff_values[n] = value
             n += 1
             next_diff = -1
             if more_entries(&bits):
