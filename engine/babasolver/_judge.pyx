@@ -14,7 +14,6 @@ from babasolver._tiles cimport *
 from babasolver import tiles
 
 cdef extern from *:
-    int __builtin_popcountll(unsigned long long) nogil
     int __builtin_ctzll(unsigned long long) nogil
 
 include "_judge_turn.pxi"

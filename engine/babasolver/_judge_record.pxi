@@ -30,8 +30,14 @@ cdef enum:
     RECORD_STANDING = 2     # a pair stands due for destruction
 
 
-cdef inline int popcount(uint64_t word) noexcept nogil:
-    return __builtin_popcountll(word)
+cdef inline int few_bits(uint64_t word) noexcept nogil:
+    """The bits set in a word that has few: a loop per bit, where the
+    builtin is a library call without -mpopcnt."""
+    cdef int n = 0
+    while word:
+        word &= word - 1
+        n += 1
+    return n
 
 
 cdef inline int lowest_bit(uint64_t word) noexcept nogil:
@@ -279,7 +285,7 @@ cdef int pack_head(const Geometry* geo, const Position* pos, const Props* props,
     cdef uint64_t extra
     cdef bint rules_stored = flags & RECORD_RULES
     for w in range(TILE_WORDS):
-        n += popcount(pos.ever[w] & ~geo.root_ever[w])
+        n += few_bits(pos.ever[w] & ~geo.root_ever[w])
     length = put_varint(out, 0, (<uint32_t>n << 2) | flags)
     if n:
         for w in range(TILE_WORDS):
