@@ -257,8 +257,11 @@ cdef class JudgeWorkspace(Workspace):
         self.turn.snapshot2 = <int*>mem.alloc(list_room, sizeof(int))
         self.turn.snapshot3 = <int*>mem.alloc(list_room, sizeof(int))
         # A turn without a rule reading or destruction changes each moved
-        # thing's cell, facing and two slots; more than that abandons the log.
-        self.log.capacity = 8 * n + 64
+        # thing's cell, facing and two slots. Past TOUCHED_LIMIT changes the
+        # child is packed whole anyway, so the log is kept only while undoing
+        # it is cheaper than copying the parent back (about 32 bytes a change):
+        # when 80 walls are YOU, logging and undoing 320 changes cost more.
+        self.log.capacity = TOUCHED_LIMIT + 1 + (geo.ncells * sizeof(int32_t) + n * 6) // 32
         self.log.where = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
         self.log.before = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
         self.log.kind = <uint8_t*>mem.alloc(self.log.capacity, 1)
