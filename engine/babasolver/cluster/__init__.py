@@ -13,7 +13,7 @@ from typing import Optional
 
 from ..errors import BabaError
 
-__all__ = ["INSTALL", "LOCAL", "require_ray", "connect", "disconnect"]
+__all__ = ["INSTALL", "LOCAL", "require_ray", "connect", "disconnect", "cluster_cpus", "one_line"]
 
 #: How to get the extra, as every error that needs it says.
 INSTALL = "pip install 'babasolver[cluster]'"
@@ -34,7 +34,8 @@ def require_ray() -> ModuleType:
 
 def connect(address: Optional[str], cpus: int) -> bool:
     """Join the Ray cluster at `address` ("local": start one here with
-    `cpus` CPUs and no dashboard; None or "": RAY_ADDRESS). True when this
+    `cpus` CPUs and no dashboard; "auto", None or "": RAY_ADDRESS, else a
+    cluster already running on this machine). True when this
     call started Ray, which `disconnect` then stops; False when Ray was
     already up in this process (a test's session, say)."""
     ray = require_ray()
@@ -44,9 +45,8 @@ def connect(address: Optional[str], cpus: int) -> bool:
     if address == LOCAL:
         ray.init(num_cpus=cpus, include_dashboard=False, **quiet)
         return True
-    address = address or os.environ.get("RAY_ADDRESS")
-    if not address:
-        raise BabaError("--cluster: give the cluster's ADDRESS (or 'local'), or set RAY_ADDRESS")
+    if address in (None, "", "auto"):
+        address = os.environ.get("RAY_ADDRESS") or "auto"
     try:
         ray.init(address=address, **quiet)
     except (ConnectionError, RuntimeError, ValueError) as e:
@@ -57,3 +57,14 @@ def connect(address: Optional[str], cpus: int) -> bool:
 def disconnect(started: bool) -> None:
     if started:
         require_ray().shutdown()
+
+
+def cluster_cpus() -> int:
+    """The CPUs of the cluster Ray is connected to."""
+    return max(1, int(require_ray().cluster_resources().get("CPU", 1)))
+
+
+def one_line(e: BaseException) -> str:
+    """A Ray error's cause in one line: its first line that says something."""
+    cause = next((line.strip() for line in str(e).splitlines() if line.strip()), "")
+    return f"{type(e).__name__}: {cause}" if cause else type(e).__name__

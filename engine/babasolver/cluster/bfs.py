@@ -22,17 +22,20 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, List, Optional, Sequence
+from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 from .._core import STORE_CAPACITY
 from ..level import Level
 from ..notation import Action
 from ..solver import INITIAL_TABLE_STATES, TABLE_BYTES_PER_STATE, SearchResult, SearchStats
 from ..status import Status
-from . import require_ray
+from . import one_line, require_ray
 from .actor import Expanded, PartWorker, Stored
 
-__all__ = ["ClusterStats", "ROUND_STATES", "WORKER_NAME", "solve_on_cluster"]
+if TYPE_CHECKING:
+    from ..app.solving import Search
+
+__all__ = ["ClusterStats", "ROUND_STATES", "WORKER_NAME", "solve_on_cluster", "cluster_search"]
 
 #: States each worker expands in a round: enough that a round's Ray calls
 #: cost little beside it, few enough that its packets stay small (some
@@ -90,8 +93,7 @@ class _Search:
             try:
                 self.ray.get(ref)
             except errors as e:
-                cause = next((line.strip() for line in str(e).splitlines() if line.strip()), type(e).__name__)
-                raise WorkerLost(f"worker {k} of {self.parts} failed: {type(e).__name__}: {cause}") from None
+                raise WorkerLost(f"worker {k} of {self.parts} failed: {one_line(e)}") from None
         raise WorkerLost("a worker failed")     # every value came: the failure was passing between them
 
     def result(self, status: Status, path: Optional[List[int]] = None, note: str = "") -> SearchResult:
@@ -202,3 +204,18 @@ def solve_on_cluster(
         return search.result(Status.INTERRUPTED)
     finally:
         search.close()
+
+
+def cluster_search(workers: int, round_states: int = ROUND_STATES) -> "Search":
+    """solve_level's search over `workers` workers: `limits.memory` GB
+    each, or by default an even share of the memory this machine has
+    available (where a local cluster runs them all)."""
+    from ..app.limits import Limits
+
+    def search(level: Level, limits: Limits, progress: Optional[Any], progress_every: float) -> SearchResult:
+        memory = limits.memory_bytes()
+        if limits.memory is None and memory is not None:
+            memory = max(1, memory // workers)
+        return solve_on_cluster(level, workers, limits.max_states, limits.timeout, memory, progress,
+                                progress_every, round_states)
+    return search
