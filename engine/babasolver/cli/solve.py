@@ -10,6 +10,7 @@ from ..app.limits import DEFAULT_MAX_STATES, PER_CPU, Limits, default_threads
 from ..app.running import LevelOutcome, run_many
 from ..app.solving import SOLUTION_FILE, Search, solve_path
 from ..app.tasks import LevelTask, load_tasks
+from ..cluster.stats import ClusterStats
 from ..errors import BabaError
 from ..notation import Action, to_arrows, to_keke
 from ..solver import SearchResult, SearchStats
@@ -68,15 +69,14 @@ def solution_json(actions: Optional[Sequence[Action]]) -> Optional[Dict[str, Any
 
 
 def stats_json(stats: SearchStats) -> Dict[str, Any]:
-    fields = {
+    fields: Dict[str, Any] = {
         "expanded": stats.expanded, "generated": stats.generated, "unique": stats.unique,
         "dead_ends": stats.dead_ends, "depth": stats.depth, "peak_frontier": stats.peak_frontier,
         "elapsed": round(stats.elapsed, 6), "memory_bytes": stats.memory_bytes,
         "states_per_second": round(stats.states_per_second, 1),
     }
-    workers = getattr(stats, "states_per_worker", None)     # a search split over a cluster
-    if workers is not None:
-        fields.update(states_per_worker=list(workers), bytes_exchanged=stats.bytes_exchanged)  # type: ignore[attr-defined]
+    if isinstance(stats, ClusterStats):
+        fields.update({"states_per_worker": list(stats.states_per_worker), "bytes_exchanged": stats.bytes_exchanged})
     return fields
 
 
@@ -116,9 +116,8 @@ def explain(result: SearchResult, limits: Limits) -> str:
 def _progress_text(stats: SearchStats) -> str:
     if stats.satisficing:
         return f"satisficing: {best_so_far(stats.best)}  {count(stats.unique)} states  {stats.elapsed:.1f} s"
-    workers = getattr(stats, "states_per_worker", None)
-    split = "" if workers is None else (f" ({' + '.join(count(n) for n in workers)})  "
-                                        f"{count(stats.bytes_exchanged)} bytes exchanged")  # type: ignore[attr-defined]
+    split = "" if not isinstance(stats, ClusterStats) else (
+        f" ({' + '.join(count(n) for n in stats.states_per_worker)})  {count(stats.bytes_exchanged)} bytes exchanged")
     return (f"depth {stats.depth}  {count(stats.unique)} unique states{split}  "
             f"{count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s")
 
@@ -192,11 +191,10 @@ def run(args: argparse.Namespace) -> int:
              ("unique", count(stats.unique)), ("dead ends", count(stats.dead_ends)),
              ("depth", str(stats.depth)), ("peak frontier", count(stats.peak_frontier)),
              ("time", _seconds(stats.elapsed)), ("states/s", count(int(stats.states_per_second)))]
-    workers = getattr(stats, "states_per_worker", None)
-    if workers is not None:
-        exchanged = stats.bytes_exchanged  # type: ignore[attr-defined]
+    if isinstance(stats, ClusterStats):
+        workers = stats.states_per_worker
         rows += [("workers", f"{len(workers)}: {' + '.join(count(n) for n in workers)} states"),
-                 ("exchanged", f"{count(exchanged)} bytes, {exchanged / max(1, stats.generated):.1f} a generated state")]
+                 ("exchanged", f"{count(stats.bytes_exchanged)} bytes, {stats.bytes_per_generated:.1f} a generated state")]
     print_rows(rows)
     return _exit_code(result.status)
 

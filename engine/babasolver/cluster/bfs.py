@@ -21,16 +21,17 @@ from __future__ import annotations
 
 import time
 import uuid
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, List, Optional, Sequence
 
 from .._core import STORE_CAPACITY
+from ..errors import BabaError
 from ..level import Level
 from ..notation import Action
-from ..solver import INITIAL_TABLE_STATES, TABLE_BYTES_PER_STATE, SearchResult, SearchStats
+from ..solver import INITIAL_TABLE_STATES, TABLE_BYTES_PER_STATE, SearchResult
 from ..status import Status
 from . import one_line, require_ray
 from .actor import Expanded, PartWorker, Stored
+from .stats import ClusterStats
 
 if TYPE_CHECKING:
     from ..app.solving import Search
@@ -45,19 +46,6 @@ ROUND_STATES = 1 << 15
 WORKER_NAME = "babasolver-bfs"
 
 
-@dataclass
-class ClusterStats(SearchStats):
-    """A distributed search's counters: SearchStats over every worker, and
-    the states each worker holds and the bytes the workers sent each other."""
-    workers: int = 0
-    states_per_worker: List[int] = field(default_factory=list)
-    bytes_exchanged: int = 0
-
-    @property
-    def bytes_per_generated(self) -> float:
-        return self.bytes_exchanged / self.generated if self.generated else 0.0
-
-
 class WorkerLost(Exception):
     """A worker died or failed: the search cannot go on, nor conclude."""
 
@@ -66,6 +54,11 @@ class _Search:
     def __init__(self, level: Level, workers: int, max_states: int, memory: Optional[int],
                  started: float) -> None:
         self.ray = require_ray()
+        # A worker holds its CPU while the search lasts: without one each,
+        # the last would wait for a CPU forever.
+        cpus = self.ray.cluster_resources().get("CPU", 0)
+        if cpus < workers:
+            raise BabaError(f"--workers {workers}: the Ray cluster has {cpus:g} CPUs, and each worker needs one")
         self.parts = workers
         self.max_states = max_states
         self.started = started
