@@ -160,12 +160,15 @@ def solve_on_cluster(
     stats = search.stats
     next_report = started + progress_every
     try:
-        if search.get([search.actors[0].root_is_dead.remote()])[0]:
+        dead = search.get([a.root_is_dead.remote() for a in search.actors])[0]
+        stats.startup = time.perf_counter() - started
+        if dead:
             return search.result(Status.UNSOLVABLE)
         stats.peak_frontier = 1
         while True:
             while True:
                 expanded, stored, winner = search.round(round_states)
+                stats.rounds += 1
                 search.count(expanded, stored)
                 if winner is not None:
                     parent, action = expanded[winner].won  # type: ignore[misc]

@@ -16,6 +16,14 @@ class ClusterStats(SearchStats):
     workers: int = 0
     states_per_worker: List[int] = field(default_factory=list)
     bytes_exchanged: int = 0
+    rounds: int = 0                # rounds of expand-and-exchange
+    startup: float = 0.0           # seconds of elapsed before the workers were ready
+
+    @property
+    def search_states_per_second(self) -> float:
+        """Generated states a second once the workers were ready."""
+        searching = self.elapsed - self.startup
+        return self.generated / searching if searching > 0 else 0.0
 
     @property
     def bytes_per_generated(self) -> float:
