@@ -303,3 +303,20 @@ def test_a_worker_that_dies_is_an_error_and_the_run_goes_on(ray_session, full_bi
     assert completed
     assert outcomes[0].status == Status.ERROR and outcomes[0].note
     assert outcomes[1].status == Status.SOLVED
+
+
+def test_a_level_on_the_cluster_gets_a_search_budget_not_an_address_space_cap():
+    import pickle
+    import resource
+
+    from babasolver.cluster.bench import _within_budget
+
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    seen = []
+    job = pickle.dumps((LevelTask("x", LEVEL), Limits.for_many(1.0), "shortest", 1, False))
+    _within_budget(2**30, lambda task, limits, *rest: seen.append(limits.memory), job)
+    assert seen == [pytest.approx(0.8)]
+    given = pickle.dumps((LevelTask("x", LEVEL), Limits.for_many(1.0, memory=0.5), "shortest", 1, False))
+    _within_budget(2**30, lambda task, limits, *rest: seen.append(limits.memory), given)
+    assert seen[-1] == 0.5
+    assert resource.getrlimit(resource.RLIMIT_AS) == before

@@ -378,7 +378,8 @@ def run_many(
 
     With `cluster_slots`, the levels run as Ray tasks on the cluster Ray
     is connected to (babasolver.cluster), at most that many at once, each
-    capped at `memory_limit` (default: its node's RAM shared among its CPUs)."""
+    level's searches holding at most 80% of `memory_limit` bytes (default:
+    of its node's RAM shared among its CPUs) unless `limits` say otherwise."""
     results: List[Optional[LevelOutcome]] = [None] * len(tasks)
     finished = [0]
 

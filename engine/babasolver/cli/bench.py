@@ -64,8 +64,9 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="run the levels as Ray tasks, one a CPU of the cluster at once: 'local' starts Ray on"
                         " this machine with --jobs CPUs, 'auto' joins RAY_ADDRESS (or the cluster running"
                         " here), else the address of a Ray cluster to join; a level still running"
-                        " 2 * --timeout + 60 s after it started is cancelled. --memory-limit caps each level"
-                        " (default: its node's RAM shared among its CPUs). Needs the extra:"
+                        " 2 * --timeout + 60 s after it started is cancelled. A level's searches may hold 80%%"
+                        " of --memory-limit (default: of its node's RAM shared among its CPUs), or --memory."
+                        " Needs the extra:"
                         " pip install 'babasolver[cluster]'")
     p.set_defaults(run=run)
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import os
 import pickle
-import resource
 import time
+from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
-from ..app.limits import Limits
+from ..app.limits import MIN_SEARCH_GB, SEARCH_MEMORY_SHARE, Limits, max_gigabytes
 from ..app.memory import default_memory_limit
 from ..app.running import LevelOutcome, _lost, run_level, stuck_after
 from ..app.tasks import LevelTask
@@ -28,20 +28,18 @@ __all__ = ["run_on_cluster"]
 POLL_SECONDS = 0.1
 
 
-def _capped(memory_limit: Optional[int], run: Callable[..., LevelOutcome], job: bytes) -> LevelOutcome:
-    """Run a pickled job under an address-space cap (default: this node's
-    memory shared among its CPUs), lifted again after: a Ray worker runs
-    task after task."""
-    limit = memory_limit or default_memory_limit(os.cpu_count() or 1)
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if limit and hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    if limit:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-    try:
-        return run(*pickle.loads(job))
-    finally:
-        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+def _within_budget(memory_limit: Optional[int], run: Callable[..., LevelOutcome], job: bytes) -> LevelOutcome:
+    """Run a pickled job whose searches may hold SEARCH_MEMORY_SHARE of
+    `memory_limit` bytes (default: this node's memory shared among its
+    CPUs), unless its limits give --memory. Not an address-space cap, as
+    in bench's pool: a Ray worker maps gigabytes before a level starts
+    (8 GB here), and runs task after task; Ray's memory monitor guards
+    the rest."""
+    task, limits, *rest = pickle.loads(job)
+    budget = memory_limit or default_memory_limit(os.cpu_count() or 1)
+    if limits.memory is None and budget:
+        limits = replace(limits, memory=max(MIN_SEARCH_GB, min(SEARCH_MEMORY_SHARE * budget / 2**30, max_gigabytes())))
+    return run(task, limits, *rest)
 
 
 def run_on_cluster(
@@ -63,7 +61,7 @@ def run_on_cluster(
     stuck_after(limits.timeout)). False after Ctrl-C, when the levels
     running are reported as interrupted and cancelled."""
     ray = require_ray()
-    remote = ray.remote(num_cpus=1, max_retries=0)(_capped)
+    remote = ray.remote(num_cpus=1, max_retries=0)(_within_budget)
     cancel = stuck_after(limits.timeout) if cancel_seconds is None else cancel_seconds
     waiting = list(range(len(tasks)))
     running: Dict[Any, int] = {}
