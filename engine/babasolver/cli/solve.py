@@ -173,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
             "lower_bound": result.lower_bound, "limit": result.limit,
             "solution": solution_json(result.solution if result.status != Status.INTERRUPTED else None),
             "best_so_far": solution_json(_best_so_far(result)), "stats": stats_json(result.stats),
+            **({"error": result.note} if result.status == Status.ERROR else {}),
         })
         return _exit_code(result.status)
     rows: List[Tuple[str, str]] = [("level", safe(level.name)), ("rules", level.rules),

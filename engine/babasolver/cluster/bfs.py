@@ -125,7 +125,7 @@ class _Search:
         """The actions from the root to the child `action` of state `index` of `part`."""
         moves = [action]
         while True:
-            parent, move = self.ray.get(self.actors[part].parent.remote(index))
+            parent, move = self.get([self.actors[part].parent.remote(index)])[0]
             if parent is None:
                 break
             moves.append(move)
