@@ -210,6 +210,16 @@ def test_a_state_limit_gives_the_one_process_bound(ray_session, full_biy):
     assert split.stats.bytes_exchanged > 0
 
 
+def test_memory_is_per_worker_and_its_limit_gives_a_bound(ray_session, full_biy):
+    from babasolver.cluster.bfs import solve_on_cluster
+
+    split = solve_on_cluster(full_biy["107"].level, 2, memory=40 * 2**20)
+    assert split.status == Status.MEMORY_LIMIT and not split.proven_shortest and split.solution is None
+    assert 2 <= split.lower_bound <= 26                  # 26 moves is the shortest
+    assert split.stats.memory_bytes <= 2 * 40 * 2**20
+    assert max(split.stats.states_per_worker) < 1.1 * min(split.stats.states_per_worker)
+
+
 def test_a_killed_worker_gives_an_error_not_a_verdict(ray_session, full_biy):
     from babasolver.cluster.bfs import WORKER_NAME, solve_on_cluster
 
