@@ -41,7 +41,7 @@ extensions = [
     # The commercial game's rules.
     extension("_baba", "_baba.pxd"),
     # The store and the searches, over any rule set.
-    extension("_core", "_search.pxd", "_store.pxi", "_bestfirst.pxi"),
+    extension("_core", "_search.pxd", "_store.pxi", "_bestfirst.pxi", "_exchange.pxi"),
 ]
 
 setup(ext_modules=cythonize(extensions, compiler_directives=DIRECTIVES, include_path=["engine"]))

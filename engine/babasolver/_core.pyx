@@ -111,6 +111,31 @@ cdef int bad_record() except -1 nogil:
         raise ValueError("a stored state does not decode: the store holds another level's states")
 
 
+cdef int insert_listed(StateStore store, const uint8_t* records, const uint32_t* starts,
+                       const uint64_t* hashes, const uint64_t* parents, const uint8_t* actions,
+                       size_t n) except -1 nogil:
+    """Insert n listed records in order: record j is records[starts[j]:
+    starts[j + 1]]. Each one's table slot is prefetched INSERT_LAG records
+    before its insert, the state found there at PEEK_LAG, and that state's
+    bytes at FETCH_LAG, so an insert rarely waits for memory."""
+    cdef size_t i, j
+    cdef int64_t candidates[QUEUE_SIZE]
+    for i in range(n + INSERT_LAG):
+        if i < n:
+            store.prefetch(hashes[i])
+        if PEEK_LAG <= i < n + PEEK_LAG:
+            j = i - PEEK_LAG
+            candidates[j % QUEUE_SIZE] = store.peek(hashes[j])
+        if FETCH_LAG <= i < n + FETCH_LAG:
+            j = i - FETCH_LAG
+            store.fetch(candidates[j % QUEUE_SIZE])
+        if i >= INSERT_LAG:
+            j = i - INSERT_LAG
+            store.insert_hashed(records + starts[j], <int>(starts[j + 1] - starts[j]),
+                                hashes[j], parents[j], actions[j])
+    return 0
+
+
 # ------------------------------------------------- Python-facing classes --
 
 cdef class CoreSimulation:
@@ -214,7 +239,7 @@ cdef class Expander(Counted):
     cdef size_t out_used, out_capacity
     cdef uint32_t* out_start
     cdef uint64_t* out_hash
-    cdef size_t* out_parent
+    cdef uint64_t* out_parent
     cdef uint8_t* out_action
     cdef size_t out_count, out_room
     cdef readonly int64_t won_parent
@@ -327,26 +352,9 @@ cdef class Expander(Counted):
         self.out_start[i + 1] = <uint32_t>self.out_used
 
     cdef int insert_children(self) except -1 nogil:
-        """Insert the listed children in order. Each one's table slot is
-        prefetched INSERT_LAG children before its insert, the state found
-        there at PEEK_LAG, and that state's bytes at FETCH_LAG, so an
-        insert rarely waits for memory."""
-        cdef size_t i, j, n = self.out_count
-        cdef int64_t candidates[QUEUE_SIZE]
-        for i in range(n + INSERT_LAG):
-            if i < n:
-                self.store.prefetch(self.out_hash[i])
-            if PEEK_LAG <= i < n + PEEK_LAG:
-                j = i - PEEK_LAG
-                candidates[j % QUEUE_SIZE] = self.store.peek(self.out_hash[j])
-            if FETCH_LAG <= i < n + FETCH_LAG:
-                j = i - FETCH_LAG
-                self.store.fetch(candidates[j % QUEUE_SIZE])
-            if i >= INSERT_LAG:
-                j = i - INSERT_LAG
-                self.store.insert_hashed(
-                    self.out_bytes + self.out_start[j], <int>(self.out_start[j + 1] - self.out_start[j]),
-                    self.out_hash[j], self.out_parent[j], self.out_action[j])
+        """Insert the listed children in order (see insert_listed)."""
+        insert_listed(self.store, self.out_bytes, self.out_start, self.out_hash, self.out_parent,
+                      self.out_action, self.out_count)
         self.out_count = self.out_used = 0
         return 0
 
@@ -377,3 +385,4 @@ cdef class Expander(Counted):
 
 
 include "_bestfirst.pxi"
+include "_exchange.pxi"

@@ -133,6 +133,16 @@ def parse_jobs(text: str) -> int:
     return _whole(text, 0, max_threads(), meaning) or (os.cpu_count() or 1)
 
 
+#: The most workers of a search split over a cluster: beyond this, a
+#: worker's share of a layer is too small to pay for a round's messages.
+MAX_WORKERS = 4096
+
+
+def parse_workers(text: str) -> int:
+    """Workers of a search split over a cluster: a whole number from 1 to MAX_WORKERS."""
+    return _whole(text, 1, MAX_WORKERS, f"from 1 to {MAX_WORKERS:,}")
+
+
 def parse_step(text: str) -> int:
     """A replay step: a whole number from 0 to the longest solution read."""
     return _whole(text, 0, MAX_MOVES, f"from 0 to {MAX_MOVES:,}")

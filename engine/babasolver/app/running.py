@@ -274,10 +274,16 @@ def _in_process(tasks: Sequence[LevelTask], limits: Limits, mode: str, threads: 
     return True
 
 
+def stuck_after(timeout: Optional[float]) -> Optional[float]:
+    """Seconds after which a level still running is stuck, and stopped:
+    its search ends at `timeout`, but loading the level comes before, and
+    shortening and replaying its solution after."""
+    return None if timeout is None else 2 * timeout + 60
+
+
 def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bool, jobs: int,
                 memory_limit: Optional[int], done: Callable[[int, LevelOutcome], None]) -> bool:
-    # A worker that outlives its search by this much is stuck.
-    grace = None if limits.timeout is None else 2 * limits.timeout + 60
+    grace = stuck_after(limits.timeout)
     context = multiprocessing.get_context("spawn")
     pool: Optional[ProcessPool] = None
     futures: Dict[Future, int] = {}
@@ -357,6 +363,7 @@ def run_many(
     write_solutions: bool = False,
     on_done: Optional[OnDone] = None,
     on_progress: Optional[OnProgress] = None,
+    cluster_slots: Optional[int] = None,
 ) -> Tuple[List[LevelOutcome], bool]:
     """Run every task; returns (outcomes in set order, completed).
 
@@ -367,7 +374,12 @@ def run_many(
     bytes (default: the RAM shared evenly). `on_done(k, n, outcome)` is
     called as each level finishes, k counting finished levels. After
     Ctrl-C, `completed` is False and the outcomes hold the levels finished
-    or cut short."""
+    or cut short.
+
+    With `cluster_slots`, the levels run as Ray tasks on the cluster Ray
+    is connected to (babasolver.cluster), at most that many at once, each
+    level's searches holding at most 80% of `memory_limit` bytes (default:
+    of its node's RAM shared among its CPUs) unless `limits` say otherwise."""
     results: List[Optional[LevelOutcome]] = [None] * len(tasks)
     finished = [0]
 
@@ -378,7 +390,11 @@ def run_many(
             on_done(finished[0], len(tasks), outcome)
 
     try:
-        if jobs <= 1 and memory_limit is None:
+        if cluster_slots is not None:
+            from ..cluster.bench import run_on_cluster
+            completed = run_on_cluster(tasks, limits, mode, done, slots=cluster_slots, memory_limit=memory_limit,
+                                       write_solutions=write_solutions)
+        elif jobs <= 1 and memory_limit is None:
             completed = _in_process(tasks, limits, mode, threads, write_solutions, done, on_progress)
         else:
             workers = max(1, min(jobs, len(tasks)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from pathlib import Path
-from typing import Optional, Tuple
+from typing import Callable, Optional, Tuple
 
 from .. import tiles
 from ..errors import BabaError
@@ -22,6 +22,10 @@ from .tasks import is_level_folder, load_one
 
 __all__ = ["SOLUTION_FILE", "solve", "solve_level", "solve_path", "why_not_a_win", "refuse_unwinnable", "remove_solution",
            "solution_path"]
+
+#: A search other than solver.solve's (say, cluster.bfs's): (level, limits,
+#: progress, seconds between progress reports) -> result.
+Search = Callable[[Level, Limits, Optional[Progress], float], SearchResult]
 
 #: Where a level folder's solution is written, and read by `check`.
 SOLUTION_FILE = "solution.txt"
@@ -72,8 +76,10 @@ def solve_level(
     progress: Optional[Progress] = None,
     progress_every: float = 0.5,
     folder: Optional[Path] = None,
+    search: Optional[Search] = None,
 ) -> SearchResult:
-    """Search `level` within `limits`. A solution is replayed before it is
+    """Search `level` within `limits` (by `search` when given, else by
+    solver.solve with `mode` and `threads`). A solution is replayed before it is
     returned; one that does not win is reported with status WRONG (a bug).
     With `folder`, its solution file is deleted first and written again
     when the level is solved. After Ctrl-C (status INTERRUPTED) `solution`
@@ -84,8 +90,12 @@ def solve_level(
     if folder is not None:
         remove_solution(folder)
     refuse_unwinnable(level)
-    result = solver.solve(level, max_states=limits.max_states, timeout=limits.timeout, progress=progress,
-                          progress_every=progress_every, threads=threads, mode=mode, memory=limits.memory_bytes())
+    if search is not None:
+        result = search(level, limits, progress, progress_every)
+    else:
+        result = solver.solve(level, max_states=limits.max_states, timeout=limits.timeout, progress=progress,
+                              progress_every=progress_every, threads=threads, mode=mode,
+                              memory=limits.memory_bytes())
     if result.status == Status.SOLVED and result.solution is not None:
         problem = why_not_a_win(level, result.solution)
         if problem is not None:
@@ -109,6 +119,7 @@ def solve_path(
     threads: Optional[int] = None,
     progress: Optional[Progress] = None,
     rules: str = DEFAULT_RULES,
+    search: Optional[Search] = None,
 ) -> Tuple[Level, SearchResult, Optional[Path]]:
     """Solve the level at `path` (a level folder, or a Keke set with
     `level_id`) under the rule set `rules`: (the level, the result, the
@@ -122,7 +133,7 @@ def solve_path(
             with contextlib.suppress(BabaError):    # the level's own error says more
                 remove_solution(folder)
         raise
-    result = solve_level(level, limits, mode=mode, threads=threads, progress=progress, folder=folder)
+    result = solve_level(level, limits, mode=mode, threads=threads, progress=progress, folder=folder, search=search)
     written = solution_path(folder) if folder is not None and result.status == Status.SOLVED else None
     return level, result, written
 

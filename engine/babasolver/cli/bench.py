@@ -6,7 +6,7 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import List
+from typing import List, Optional, Tuple
 
 from ..app.limits import MIN_WORKER_GB, PER_CPU, STORE_CAPACITY, Limits, default_threads
 from ..app.report import (
@@ -14,6 +14,7 @@ from ..app.report import (
 )
 from ..app.running import LevelOutcome, run_many
 from ..app.tasks import LevelTask, load_tasks, select_ids
+from ..errors import BabaError
 from ..judge import Judge
 from ..solver import SearchStats
 from ..status import Status
@@ -59,7 +60,33 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="write an HTML replay of every level solved into DIR, and an index.html")
     add_judge_argument(p, "every solution found")
     add_rules_argument(p)
+    p.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="run the levels as Ray tasks, one a CPU of the cluster at once: 'local' starts Ray on"
+                        " this machine with --jobs CPUs, 'auto' joins RAY_ADDRESS (or the cluster running"
+                        " here), else the address of a Ray cluster to join; a level still running"
+                        " 2 * --timeout + 60 s after it started is cancelled. A level's searches may hold 80%%"
+                        " of --memory-limit (default: of its node's RAM shared among its CPUs), or --memory."
+                        " Needs the extra:"
+                        " pip install 'babasolver[cluster]'")
     p.set_defaults(run=run)
+
+
+def _cluster_slots(args: argparse.Namespace) -> Tuple[Optional[int], bool]:
+    """With --cluster: Ray connected, the levels it may run at once, and
+    whether this run started Ray; else (None, False)."""
+    if args.cluster is None:
+        return None, False
+    if args.threads is not None:
+        raise BabaError("--threads is for --jobs 1 on one machine; on a cluster each level runs on one CPU")
+    from ..cluster import LOCAL, cluster_cpus, connect
+    started = connect(args.cluster, args.jobs)
+    return (args.jobs if args.cluster == LOCAL and not started else cluster_cpus()), started
+
+
+def _where(args: argparse.Namespace, slots: Optional[int], threads: int, memory_limit: Optional[int]) -> str:
+    if slots is not None:
+        return f"cluster {args.cluster}, {slots} levels at once, threads 1"
+    return f"jobs {args.jobs}, threads {threads if args.jobs == 1 and memory_limit is None else 1}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,10 +118,16 @@ def run(args: argparse.Namespace) -> int:
         line.update(f"[{finished[0] + 1}/{len(tasks)}] {safe(task.id)} {what}, {stats.elapsed:.1f} s")
 
     threads = args.threads or default_threads()
-    outcomes, completed = run_many(tasks, limits, args.mode, jobs=args.jobs, memory_limit=memory_limit,
-                                   threads=threads,
-                                   on_done=on_done, on_progress=on_progress if line.enabled else None)
-    line.clear()
+    slots, started_ray = _cluster_slots(args)
+    try:
+        outcomes, completed = run_many(tasks, limits, args.mode, jobs=args.jobs, memory_limit=memory_limit,
+                                       threads=threads, cluster_slots=slots,
+                                       on_done=on_done, on_progress=on_progress if line.enabled else None)
+    finally:
+        line.clear()
+        if started_ray:
+            from ..cluster import disconnect
+            disconnect(started_ray)
     if judge is not None and completed:       # after Ctrl-C, stop now: no judge
         judge_outcomes(judge, tasks, outcomes)
     summary = summarize(outcomes, wall_time=time.perf_counter() - started, completed=completed)
@@ -103,8 +136,7 @@ def run(args: argparse.Namespace) -> int:
     out.write(f"bench: {safe(args.set)} ({len(tasks)} levels), timeout {limits.timeout:g} s,"
               f" {'no state limit' if limits.max_states >= STORE_CAPACITY else f'max {limits.max_states:,} states'},"
               f" memory {'default' if limits.memory is None else f'{limits.memory:g} GB'},"
-              f" rules {args.rules}, jobs {args.jobs},"
-              f" threads {threads if args.jobs == 1 and memory_limit is None else 1}, mode {args.mode}\n\n")
+              f" rules {args.rules}, {_where(args, slots, threads, memory_limit)}, mode {args.mode}\n\n")
     out.write(format_table(outcomes) + "\n\n")
     out.write(format_summary(summary) + "\n\n")
     out.write(format_scaling(summary.scaling) + "\n")

@@ -57,6 +57,7 @@ gigabytes = _argument_type(limits.parse_gigabytes, "GB")
 search_gigabytes = _argument_type(limits.parse_search_gigabytes, "GB")
 delay_seconds = _argument_type(limits.parse_delay, "seconds")
 step_number = _argument_type(limits.parse_step, "step")
+worker_count = _argument_type(limits.parse_workers, "workers")
 
 
 def add_level_arguments(parser: argparse.ArgumentParser) -> None:

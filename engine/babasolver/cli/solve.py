@@ -8,8 +8,9 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..app.limits import DEFAULT_MAX_STATES, PER_CPU, Limits, default_threads
 from ..app.running import LevelOutcome, run_many
-from ..app.solving import SOLUTION_FILE, solve_path
+from ..app.solving import SOLUTION_FILE, Search, solve_path
 from ..app.tasks import LevelTask, load_tasks
+from ..cluster.stats import ClusterStats
 from ..errors import BabaError
 from ..notation import Action, to_arrows, to_keke
 from ..solver import SearchResult, SearchStats
@@ -17,6 +18,7 @@ from ..status import Status
 from .common import (
     EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_level_arguments,
     add_limit_arguments, add_mode_argument, add_rules_argument, aligned, best_so_far, count, dump_json, print_rows, safe, thread_count,
+    worker_count,
 )
 
 #: Statuses, in the order the totals line gives them.
@@ -47,6 +49,15 @@ def add_parser(subparsers: Subparsers) -> None:
                         f" process may use; at most {PER_CPU} per CPU)")
     add_mode_argument(p)
     add_rules_argument(p)
+    p.add_argument("--cluster", default=None, metavar="ADDRESS",
+                   help="breadth-first search split over Ray workers, each holding a hash part of the"
+                        " visited states: 'local' starts Ray on this machine, 'auto' joins RAY_ADDRESS"
+                        " (or the cluster running here), else the address of a Ray cluster to join."
+                        " Needs the extra: pip install 'babasolver[cluster]'. Proves what --mode shortest"
+                        " proves; --memory is per worker (default: the memory available here, shared)")
+    p.add_argument("--workers", type=worker_count, default=None, metavar="N",
+                   help="with --cluster: Ray workers (default: the cluster's CPUs; with 'local': every CPU"
+                        " this process may use)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.set_defaults(run=run)
 
@@ -58,12 +69,15 @@ def solution_json(actions: Optional[Sequence[Action]]) -> Optional[Dict[str, Any
 
 
 def stats_json(stats: SearchStats) -> Dict[str, Any]:
-    return {
+    fields: Dict[str, Any] = {
         "expanded": stats.expanded, "generated": stats.generated, "unique": stats.unique,
         "dead_ends": stats.dead_ends, "depth": stats.depth, "peak_frontier": stats.peak_frontier,
         "elapsed": round(stats.elapsed, 6), "memory_bytes": stats.memory_bytes,
         "states_per_second": round(stats.states_per_second, 1),
     }
+    if isinstance(stats, ClusterStats):
+        fields.update({"states_per_worker": list(stats.states_per_worker), "bytes_exchanged": stats.bytes_exchanged})
+    return fields
 
 
 def _seconds(s: float) -> str:
@@ -102,7 +116,9 @@ def explain(result: SearchResult, limits: Limits) -> str:
 def _progress_text(stats: SearchStats) -> str:
     if stats.satisficing:
         return f"satisficing: {best_so_far(stats.best)}  {count(stats.unique)} states  {stats.elapsed:.1f} s"
-    return (f"depth {stats.depth}  {count(stats.unique)} unique states  "
+    split = "" if not isinstance(stats, ClusterStats) else (
+        f" ({' + '.join(count(n) for n in stats.states_per_worker)})  {count(stats.bytes_exchanged)} bytes exchanged")
+    return (f"depth {stats.depth}  {count(stats.unique)} unique states{split}  "
             f"{count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s")
 
 
@@ -115,17 +131,41 @@ def _exit_code(status: str) -> int:
     return {Status.SOLVED: EXIT_OK, Status.INTERRUPTED: EXIT_INTERRUPTED}.get(Status(status), EXIT_NO)
 
 
-def run(args: argparse.Namespace) -> int:
+def _cluster_search(args: argparse.Namespace) -> Tuple[Optional[Search], bool]:
+    """With --cluster: the search over its workers, Ray connected (and
+    whether this run started Ray); else (None, False)."""
+    if args.cluster is None:
+        if args.workers is not None:
+            raise BabaError("--workers goes with --cluster")
+        return None, False
     if args.all:
+        raise BabaError("--cluster searches one level; for many, run them as Ray tasks with bench --cluster")
+    if args.mode == "fast":
+        raise BabaError("--cluster runs breadth-first search (--mode shortest), not --mode fast")
+    if args.threads is not None:
+        raise BabaError("--threads is for one machine; with --cluster give --workers")
+    from ..cluster import LOCAL, cluster_cpus, connect
+    from ..cluster.bfs import cluster_search
+    workers = args.workers
+    started = connect(args.cluster, workers or default_threads() if args.cluster == LOCAL else 1)
+    return cluster_search(workers or cluster_cpus()), started
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.all and args.cluster is None:
         return _run_all(args)
     limits = Limits(args.timeout, args.max_states or DEFAULT_MAX_STATES, args.memory)
+    search, started = _cluster_search(args)
     line = StatusLine()
     try:
         level, result, written = solve_path(
             Path(args.level), args.level_id, limits, mode=args.mode, threads=args.threads, rules=args.rules,
-            progress=(lambda s: line.update(_progress_text(s))) if line.enabled else None)
+            progress=(lambda s: line.update(_progress_text(s))) if line.enabled else None, search=search)
     finally:
         line.clear()
+        if started:
+            from ..cluster import disconnect
+            disconnect(started)
     if args.json:
         dump_json({
             "level": level.name, "rule_set": level.rules, "status": result.status,
@@ -133,6 +173,7 @@ def run(args: argparse.Namespace) -> int:
             "lower_bound": result.lower_bound, "limit": result.limit,
             "solution": solution_json(result.solution if result.status != Status.INTERRUPTED else None),
             "best_so_far": solution_json(_best_so_far(result)), "stats": stats_json(result.stats),
+            **({"error": result.note} if result.status == Status.ERROR else {}),
         })
         return _exit_code(result.status)
     rows: List[Tuple[str, str]] = [("level", safe(level.name)), ("rules", level.rules),
@@ -151,6 +192,10 @@ def run(args: argparse.Namespace) -> int:
              ("unique", count(stats.unique)), ("dead ends", count(stats.dead_ends)),
              ("depth", str(stats.depth)), ("peak frontier", count(stats.peak_frontier)),
              ("time", _seconds(stats.elapsed)), ("states/s", count(int(stats.states_per_second)))]
+    if isinstance(stats, ClusterStats):
+        workers = stats.states_per_worker
+        rows += [("workers", f"{len(workers)}: {' + '.join(count(n) for n in workers)} states"),
+                 ("exchanged", f"{count(stats.bytes_exchanged)} bytes, {stats.bytes_per_generated:.1f} a generated state")]
     print_rows(rows)
     return _exit_code(result.status)
 
