@@ -49,7 +49,9 @@ def test_state_limit_is_reported(repo_root):
     result = solver.solve(load_level(repo_root / "levels" / "01"), max_states=5000, mode="shortest")
     assert result.status == solver.LIMIT_STATES
     assert result.solution is None
-    assert result.stats.unique >= 5000
+    # The store never holds more than the limit; it stops when a state's
+    # children (at most 5) might not fit.
+    assert 5000 - 5 < result.stats.unique <= 5000
     assert result.limit == solver.LIMIT_STATES and not result.proven_shortest
     assert 1 <= result.lower_bound == result.stats.depth + 1 <= 20
 
