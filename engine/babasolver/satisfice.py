@@ -76,10 +76,11 @@ FIRST_SEARCHES = (
     Search(GUIDE_RULE_PAIRS, 1_000), Search(GUIDE_RULE_PAIRS),
     Search(GUIDE_RULES, 1_000))
 BEAM_DEPTH = 150                    # no beam looks deeper: beyond any stored full_biy solution (100)
-WINDOW_STATES = 20_000              # breadth-first budget from each state of a path
+WINDOW_STATES = 20_000              # breadth-first budget from each state of a path ...
+WINDOW_CAP = 10                     # ... which its last layer may overshoot up to this many times
 TICK_SECONDS = 0.5                  # between progress reports while searches race, unless told
 RACER_TABLE_STATES = 1 << 16        # a search's table starts with room for this many states ...
-TABLE_BYTES_PER_SLOT = 16           # ... or fewer, under a memory limit, at about this many bytes a slot
+TABLE_BYTES_PER_SLOT = 40           # ... or fewer under a memory limit: a table takes 10-20 bytes a slot, and a little more
 MIN_WAIT = 0.01                     # the racing threads are looked at no more often than this
 
 
@@ -229,10 +230,16 @@ def race(pool: Pool, portfolio: Sequence[Search], limit: Limit, deadline: Option
         budget.holders.append(pool)
     new = [spec for spec in portfolio if spec not in pool.racers]
     room_bytes = budget.room_bytes()
-    expected = RACER_TABLE_STATES
-    if room_bytes is not None and new:
-        expected = max(1, min(expected, room_bytes // (TABLE_BYTES_PER_SLOT * len(new))))
-    racers = [pool.racer(spec, expected) for spec in portfolio]
+    roots = budget.grant(len(new))        # a new search stores its root: as many as there is room for
+    try:
+        expected = RACER_TABLE_STATES
+        if room_bytes is not None and new:
+            expected = max(1, min(expected, room_bytes // (TABLE_BYTES_PER_SLOT * len(new))))
+        for spec in new[:roots.states]:
+            pool.racer(spec, expected)
+    finally:
+        budget.give_back(roots)
+    racers = [pool.racers[spec] for spec in portfolio if spec in pool.racers]
     racers = [racer for racer in racers if racer.outcome == SearchOutcome.SEARCH_GOING]
     n_actions = pool.core_level.n_actions
     pool.out_of_states = False
@@ -375,24 +382,25 @@ def cut_cycles(level: Level, actions: List[int]) -> List[int]:
 
 
 def _shortcut(core_level: CoreLevel, start: bytes, origin: int, later: Dict[bytes, int],
-              limit: int, budget: int, byte_limit: int = 0) -> Optional[tuple[List[int], int]]:
+              limit: int, budget: int, cap: int, byte_limit: int = 0) -> Optional[tuple[List[int], int]]:
     """Breadth-first from `start` (the state at index `origin` of a path)
     for a way to a state of `later` (record -> index on the path) or to a win
-    in fewer moves than the path takes; at most `limit` moves, `budget`
-    states and `byte_limit` bytes (0: no limit). (moves, path index
-    reached; -1 for a win), or None."""
+    in fewer moves than the path takes; at most `limit` moves, no layer
+    begun past `budget` states, never more than `cap` states nor
+    `byte_limit` bytes (0: no limit). (moves, path index reached; -1 for a
+    win), or None."""
     try:
-        store = StateStore(min(1 << 12, max(1, budget)), byte_limit=byte_limit)
+        store = StateStore(min(1 << 12, max(1, cap)), byte_limit=byte_limit)
         store.add(start)
         expander = Expander(core_level, store)
         n_actions = expander.n_actions
         head, depth = 0, 0
-        while head < len(store) and depth < limit:
+        while head < len(store) and depth < limit and len(store) < budget:
             layer_end = len(store)
             depth += 1
             full = False
-            while head < layer_end:     # in parts that cannot store more than the budget
-                room = (budget - len(store)) // n_actions
+            while head < layer_end:     # in parts that cannot store more than the cap
+                room = (cap - len(store)) // n_actions
                 if room <= 0:
                     full = True
                     break
@@ -416,9 +424,13 @@ def _shortcut(core_level: CoreLevel, start: bytes, origin: int, later: Dict[byte
 
 
 def shorten(level: Level, core_level: CoreLevel, actions: List[int],
-            deadline: Optional[float] = None, budget: int = WINDOW_STATES, byte_limit: int = 0) -> List[int]:
-    """A solution no longer than `actions`, still winning; each search for
-    a shortcut holds at most `budget` states and `byte_limit` bytes (0: no limit)."""
+            deadline: Optional[float] = None, budget: int = WINDOW_STATES, cap: Optional[int] = None,
+            byte_limit: int = 0) -> List[int]:
+    """A solution no longer than `actions`, still winning. Each search for
+    a shortcut begins no layer past `budget` states (its last layer may
+    take it to some times that), and holds at most `cap` states (None:
+    WINDOW_CAP times `budget`) and `byte_limit` bytes (0: no limit)."""
+    cap = WINDOW_CAP * budget if cap is None else cap
     actions = cut_cycles(level, actions)
     i = 0
     while i < len(actions) - 1:
@@ -426,7 +438,7 @@ def shorten(level: Level, core_level: CoreLevel, actions: List[int],
             break
         records = _path_records(level, actions)
         later = {records[j]: j for j in range(i + 2, len(records))}
-        found = _shortcut(core_level, records[i], i, later, len(actions) - i - 1, budget, byte_limit)
+        found = _shortcut(core_level, records[i], i, later, len(actions) - i - 1, budget, cap, byte_limit)
         if found is None:
             i += 1
             continue

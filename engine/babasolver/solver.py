@@ -34,7 +34,7 @@ from ._ruleset import CoreLevel
 from .rulesets import core_level
 from .level import Level
 from .notation import Action, to_arrows, to_keke
-from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_STATES, Pool, first_solution, improve, race, shorten,
+from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, first_solution, improve, race, shorten,
                         splice_from_store)
 from .schedule import FIRST_BFS, IMPROVE, IMPROVE_MORE, PROVE, SATISFICE, SHORTEN, Budget, Phase, proof_in_sight
 from .status import Status
@@ -259,7 +259,8 @@ def _shortened(level: Level, core_level: CoreLevel, actions: list[int], budget: 
     """`actions` shortened until the deadline, each shortcut search within
     the room the other stores leave."""
     room_bytes = budget.room_bytes()
-    return shorten(level, core_level, actions, budget.deadline, min(WINDOW_STATES, budget.room_states()),
+    return shorten(level, core_level, actions, budget.deadline, WINDOW_STATES,
+                   min(WINDOW_CAP * WINDOW_STATES, budget.room_states()),
                    0 if room_bytes is None else max(1, room_bytes))
 
 

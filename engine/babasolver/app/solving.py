@@ -90,6 +90,7 @@ def solve_level(
         problem = why_not_a_win(level, result.solution)
         if problem is not None:
             result.status, result.note = Status.WRONG, problem
+            result.proven_shortest, result.proved_by = False, None     # a wrong solution proves nothing
         elif folder is not None:
             write_atomic(solution_path(folder), (to_arrows(result.solution) + "\n").encode("utf-8"))
     elif result.status == Status.INTERRUPTED and result.solution is not None:
