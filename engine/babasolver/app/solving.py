@@ -10,7 +10,7 @@ from typing import Optional, Tuple
 from .. import tiles
 from ..errors import BabaError
 from ..files import check_output, write_atomic
-from ..game import replay
+from ..game import ending, replay
 from ..level import Level
 from ..notation import to_arrows
 from .. import solver
@@ -54,12 +54,13 @@ def why_not_a_win(level: Level, solution: list) -> Optional[str]:
     """None when `solution` wins `level` exactly on its last move, else why not."""
     result = replay(level, solution)
     n = len(solution)
+    end = ending(result.won_at, result.illegal_at)
     if result.illegal_at is not None:
-        return f"the solution found ({n} moves) breaks at turn {result.illegal_at} on replay: {result.illegal}"
+        return f"the solution found ({n} moves) {end} on replay: {result.illegal}"
     if result.won_at is None:
         return f"the solution found ({n} moves) does not win on replay"
     if result.won_at != n:
-        return f"the solution found ({n} moves) wins already on move {result.won_at} on replay"
+        return f"the solution found ({n} moves) {end} on replay, before its last move"
     return None
 
 
