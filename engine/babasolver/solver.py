@@ -36,7 +36,8 @@ from .level import Level
 from .notation import Action, to_arrows, to_keke
 from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, first_solution, improve, race, shorten,
                         splice_from_store)
-from .schedule import FIRST_BFS, IMPROVE, IMPROVE_MORE, PROVE, SATISFICE, SHORTEN, Budget, Phase, proof_in_sight
+from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, PROVE, SATISFICE, SHORTEN, SIGHT_SHARE, Budget, Phase,
+                       proof_in_sight)
 from .status import Status
 
 SOLVED = Status.SOLVED
@@ -325,7 +326,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", budget: 
             return _interrupted(search.finish(INTERRUPTED), found.solution or solution, started)
         found_by, solution = _better(found_by, solution, IMPROVE, found.solution)
         in_sight = proof_in_sight(len(solution), search.stats.depth, search.seconds_to_reach,
-                                  budget.seconds(PROVE) or 0.0)
+                                  budget.seconds(PROVE, SIGHT_SHARE) or 0.0)
         bfs_until = budget.until(PROVE, None if in_sight else PROVE.share_without_proof)
     search.known = solution
     search.phase = PROVE
