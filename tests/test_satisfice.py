@@ -81,10 +81,13 @@ def test_shortening_never_lengthens_and_keeps_winning(repo_root, seed):
     core = core_level(level)
     cut = cut_cycles(level, actions)
     assert len(cut) <= len(actions) and replay(level, cut).won_at == len(cut)
-    shorter = shorten(level, core, actions)
+    steps = []
+    shorter = shorten(level, core, actions, on_step=steps.append)
     assert len(shorter) <= len(cut)
     assert replay(level, shorter).won_at == len(shorter)
     assert shorter == [3] * 8
+    # Progress comes before each search for a shortcut, with the length so far.
+    assert steps and steps == sorted(steps, reverse=True) and steps[0] <= len(cut)
 
 
 @pytest.mark.parametrize("rows", [rows for rows, _ in KNOWN])

@@ -425,17 +425,20 @@ def _shortcut(core_level: CoreLevel, start: bytes, origin: int, later: Dict[byte
 
 def shorten(level: Level, core_level: CoreLevel, actions: List[int],
             deadline: Optional[float] = None, budget: int = WINDOW_STATES, cap: Optional[int] = None,
-            byte_limit: int = 0) -> List[int]:
+            byte_limit: int = 0, on_step: Optional[Callable[[int], None]] = None) -> List[int]:
     """A solution no longer than `actions`, still winning. Each search for
     a shortcut begins no layer past `budget` states (its last layer may
     take it to some times that), and holds at most `cap` states (None:
-    WINDOW_CAP times `budget`) and `byte_limit` bytes (0: no limit)."""
+    WINDOW_CAP times `budget`) and `byte_limit` bytes (0: no limit).
+    `on_step(length)` is called before each search for a shortcut."""
     cap = WINDOW_CAP * budget if cap is None else cap
     actions = cut_cycles(level, actions)
     i = 0
     while i < len(actions) - 1:
         if deadline is not None and time.perf_counter() >= deadline:
             break
+        if on_step is not None:
+            on_step(len(actions))
         records = _path_records(level, actions)
         later = {records[j]: j for j in range(i + 2, len(records))}
         found = _shortcut(core_level, records[i], i, later, len(actions) - i - 1, budget, cap, byte_limit)

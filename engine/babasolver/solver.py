@@ -26,7 +26,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from ._core import STORE_CAPACITY, Expander, SearchOutcome, StateStore
@@ -256,13 +256,26 @@ def _race_progress(progress: Optional[Progress], started: float,
     return tick
 
 
-def _shortened(level: Level, core_level: CoreLevel, actions: list[int], budget: Budget) -> list[int]:
+def _shortened(level: Level, core_level: CoreLevel, actions: list[int], budget: Budget,
+               progress: Optional[Progress] = None, progress_every: float = 0.5,
+               stats: Optional[SearchStats] = None) -> list[int]:
     """`actions` shortened until the deadline, each shortcut search within
-    the room the other stores leave."""
+    the room the other stores leave; progress reports `stats` with the
+    length so far every `progress_every` seconds."""
     room_bytes = budget.room_bytes()
+    on_step = None
+    if progress is not None:
+        report, shown = progress, SearchStats() if stats is None else stats
+        next_report = [time.perf_counter() + progress_every]
+
+        def on_step(length: int) -> None:
+            now = time.perf_counter()
+            if now >= next_report[0]:
+                next_report[0] = now + progress_every
+                report(replace(shown, elapsed=now - budget.started, satisficing=True, best=length))
     return shorten(level, core_level, actions, budget.deadline, WINDOW_STATES,
                    min(WINDOW_CAP * WINDOW_STATES, budget.room_states()),
-                   0 if room_bytes is None else max(1, room_bytes))
+                   0 if room_bytes is None else max(1, room_bytes), on_step)
 
 
 def _fast(level: Level, core_level: CoreLevel, budget: Budget, threads: int,
@@ -278,7 +291,7 @@ def _fast(level: Level, core_level: CoreLevel, budget: Budget, threads: int,
     if found.solution is not None:
         found.release()
         try:
-            solution = _shortened(level, core_level, found.solution, budget)
+            solution = _shortened(level, core_level, found.solution, budget, progress, progress_every, stats)
         except KeyboardInterrupt:
             return _interrupted(SearchResult(INTERRUPTED, None, stats), found.solution, started)
         result = SearchResult(SOLVED, [Action(a) for a in solution], stats, satisficing_states=found.states,
@@ -353,7 +366,9 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", budget: 
     found.release()                       # no search goes on: shortening may have their room
     budget.enter(SHORTEN)
     try:
-        shorter = _shortened(level, core_level, splice_from_store(level, search.store, solution), budget)
+        shorter = _shortened(level, core_level, splice_from_store(level, search.store, solution), budget,
+                             search.progress, search.progress_every,
+                             SearchStats(unique=found.states, depth=search.stats.depth))
     except KeyboardInterrupt:
         return _interrupted(result, solution, started)
     found_by, solution = _better(found_by, solution, SHORTEN, shorter)
