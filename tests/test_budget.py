@@ -124,7 +124,8 @@ def test_the_stores_together_never_hold_more_than_the_budget(monkeypatch, levels
                               timeout=5)
     assert watch.checks > 0
     assert watch.peak_states <= max_states
-    assert result.stats.unique <= max_states
+    if mode != "fast":      # there `unique` counts every state any search stored, ended searches' too
+        assert result.stats.unique <= max_states
     _agrees(result)
     if result.solution is not None:
         assert replay(level, result.solution).won_at == len(result.solution)
