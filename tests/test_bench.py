@@ -187,8 +187,12 @@ def test_folder_of_level_folders(capsys, repo_root, tmp_path):
     assert by_id["group/b"]["won_level"] is False
     assert by_id["a"]["proven_shortest"] is True and by_id["a"]["lower_bound"] == 8
     assert by_id["group/b"]["proven_shortest"] is False and 1 <= by_id["group/b"]["lower_bound"] <= 20
+    assert by_id["a"]["found_by"] == by_id["a"]["proved_by"] == "breadth-first"
+    assert by_id["group/b"]["found_by"] is None and by_id["group/b"]["proved_by"] is None
     summary = report["summary"]
     assert summary["solved"] == 1 and summary["limits"] == 1
+    assert summary["found_by"] == summary["proved_by"] == {"breadth-first": 1}
+    assert "found by / proved by" in out and "breadth-first 1 / breadth-first 1" in out
     assert_counts_add_up(summary)
     assert summary["unsolved"] == [["group/b", "state limit reached"]]
     # A single level folder is a set of one.

@@ -140,7 +140,7 @@ def test_check_with_the_judge(capsys, repo_root, shared_dir):
                        "--judge", judge, "--json")
     data = json.loads(out)
     assert code == 1 and data["won"] is False
-    assert data["judge"] == {"accepted": False, "win_step": None, "defect_step": None,
+    assert data["judge"] == {"accepted": False, "win_step": None, "illegal_step": None,
                              "verdict": "rejected: does not win in the judge (20 turns played)"}
 
 

@@ -368,3 +368,11 @@ def test_a_full_disk_names_the_file_and_leaves_nothing(capsys, repo_root, tmp_pa
         assert name in err and "No space left on device" in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["00"]
     assert sorted(p.name for p in folder.iterdir()) == ["content.txt", "tiles.txt"]
+
+
+@pytest.mark.parametrize("command", ["solve", "check", "show", "bench"])
+def test_every_command_prints_its_help(capsys, command):
+    # A "%" in a help text once made --help a traceback.
+    code, out, err = run(capsys, command, "--help")
+    assert code == 0 and "Traceback" not in err
+    assert out.startswith("usage: baba " + command)

@@ -214,11 +214,12 @@ def test_solve_json(capsys, repo_root, tmp_path):
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"level", "rule_set", "status", "proven_shortest", "lower_bound", "limit", "solution",
-                         "best_so_far",
+                         "best_so_far", "found_by", "proved_by",
                          "stats"}
     assert data["level"] == "00"
     assert data["status"] == "solved"
     assert data["proven_shortest"] is True and data["lower_bound"] == 8 and data["limit"] is None
+    assert data["found_by"] == data["proved_by"] == "breadth-first"   # within its first phase
     assert data["solution"] == {"arrows": "8→", "keke": "rrrrrrrr", "moves": 8}
     assert set(data["stats"]) == STATS_KEYS
     assert data["stats"]["depth"] == 8
@@ -231,8 +232,20 @@ def test_solve_json_unsolvable(capsys, unsolvable):
     assert code == 1
     data = json.loads(out)
     assert data["status"] == "unsolvable"
-    assert data["solution"] is None
+    assert data["solution"] is None and data["found_by"] is None and data["proved_by"] == "breadth-first"
     assert set(data["stats"]) == STATS_KEYS
+
+
+def test_solve_names_the_phases_that_found_and_proved(capsys, repo_root, tmp_path):
+    # A state budget breadth-first search cannot prove levels/01 within:
+    # a satisficing phase finds the solution, nothing proves it.
+    folder = copy_level(repo_root, "01", tmp_path)
+    code, out, _ = run(capsys, "solve", folder, "--max-states", "100000", "--timeout", "20", "--json")
+    data = json.loads(out)
+    assert code == 0 and not data["proven_shortest"] and data["proved_by"] is None
+    assert data["found_by"] in ("satisfice", "improve", "improve more", "shorten")
+    code, out, _ = run(capsys, "solve", folder, "--max-states", "100000", "--timeout", "20")
+    assert code == 0 and "found by" in out and "proved by" not in out
 
 
 def test_solve_keke_level_json(capsys, keke_sets):

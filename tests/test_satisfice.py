@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from babasolver import satisfice, solver
+from babasolver import solver
 from babasolver.app import running
 from babasolver.app.limits import Limits
 from babasolver.app.tasks import LevelTask
@@ -81,10 +81,13 @@ def test_shortening_never_lengthens_and_keeps_winning(repo_root, seed):
     core = core_level(level)
     cut = cut_cycles(level, actions)
     assert len(cut) <= len(actions) and replay(level, cut).won_at == len(cut)
-    shorter = shorten(level, core, actions)
+    steps = []
+    shorter = shorten(level, core, actions, on_step=steps.append)
     assert len(shorter) <= len(cut)
     assert replay(level, shorter).won_at == len(shorter)
     assert shorter == [3] * 8
+    # Progress comes before each search for a shortcut, with the length so far.
+    assert steps and steps == sorted(steps, reverse=True) and steps[0] <= len(cut)
 
 
 @pytest.mark.parametrize("rows", [rows for rows, _ in KNOWN])
@@ -271,21 +274,20 @@ def test_a_pool_goes_on_where_a_race_stopped_and_never_lengthens(repo_root):
 
 
 @pytest.mark.parametrize("threads", [1, 2])
-def test_the_satisficing_searches_report_progress(repo_root, monkeypatch, threads):
-    monkeypatch.setattr(satisfice, "TICK_SECONDS", 0.0)
+def test_the_satisficing_searches_report_progress(repo_root, threads):
     level = load_level(repo_root / "levels" / "01")
     reports = []
-    result = solver.solve(level, mode="fast", progress=reports.append, threads=threads)
+    result = solver.solve(level, mode="fast", progress=reports.append, progress_every=0.0, threads=threads)
     assert result.solved and reports
     assert all(r.satisficing for r in reports) and reports[-1].unique > 0
     assert all(r.best is None or r.best >= len(result.solution) for r in reports)
 
 
-def test_only_breadth_first_reports_sample_the_visited_table(repo_root, monkeypatch):
+def test_only_breadth_first_reports_sample_the_visited_table(repo_root):
     # A small state budget stops breadth-first search's first slice early,
-    # so the satisficing searches run and report too; the scaling samples
-    # must follow breadth-first search's table alone.
-    monkeypatch.setattr(satisfice, "TICK_SECONDS", 0.0)
+    # so the satisficing searches run and report too (progress_every holds
+    # for them as well); the scaling samples must follow breadth-first
+    # search's table alone.
     task = LevelTask("01", load_level(repo_root / "levels" / "01"))
     reports = []
     outcome = running.run_level(task, Limits(None, 60_000), on_progress=reports.append, progress_every=0.0)

@@ -49,7 +49,9 @@ def test_state_limit_is_reported(repo_root):
     result = solver.solve(load_level(repo_root / "levels" / "01"), max_states=5000, mode="shortest")
     assert result.status == solver.LIMIT_STATES
     assert result.solution is None
-    assert result.stats.unique >= 5000
+    # The store never holds more than the limit; it stops when a state's
+    # children (at most 5) might not fit.
+    assert 5000 - 5 < result.stats.unique <= 5000
     assert result.limit == solver.LIMIT_STATES and not result.proven_shortest
     assert 1 <= result.lower_bound == result.stats.depth + 1 <= 20
 
@@ -102,9 +104,18 @@ def test_threads_change_nothing_on_the_keke_test_set(monkeypatch, keke_sets):
     monkeypatch.setattr(solver, "CHUNK", 64)
     monkeypatch.setattr(solver, "MIN_PART", 1)
     levels = read_keke_set(keke_sets["test"])
-    one = [_outcome(solver.solve(keke.level, max_states=300_000)) for keke in levels]
+
+    def outcome(result):
+        # A solution the satisficing race found (breadth-first search then
+        # proved it) may be another of the same length: its racing threads
+        # decide which search wins first.
+        status, solution, *counters = _outcome(result)
+        raced = result.found_by not in (None, "breadth-first", "prove")
+        return status, solution if not raced else len(solution), *counters
+
+    one = [outcome(solver.solve(keke.level, max_states=300_000)) for keke in levels]
     for keke, expected in zip(levels, one):
-        assert _outcome(solver.solve(keke.level, max_states=300_000, threads=2)) == expected, keke.id
+        assert outcome(solver.solve(keke.level, max_states=300_000, threads=2)) == expected, keke.id
 
 
 def test_threads_must_be_positive():

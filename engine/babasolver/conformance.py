@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 from .errors import BabaError
-from .game import Frame, Simulation, replay
+from .game import Frame, Simulation, ending, replay
 from .judge import Judge, JudgeFrame
 from .level import KekeLevel, Level, level_from_ascii, read_keke_set
 from .notation import parse_solution, to_keke
@@ -157,8 +157,8 @@ def _judge_view(frame: Frame) -> JudgeFrame:
 def _difference(ours: JudgeFrame, theirs: JudgeFrame) -> Optional[str]:
     """What differs; on a turn the judge cannot play, only that both say so
     (the judge's own position is then no longer the game)."""
-    if ours.defect or theirs.defect:
-        return None if ours.defect == theirs.defect else f"defect: engine {ours.defect} / judge {theirs.defect}"
+    if ours.illegal or theirs.illegal:
+        return None if ours.illegal == theirs.illegal else f"illegal: engine {ours.illegal} / judge {theirs.illegal}"
     for name in ("objects", "texts", "rules", "won"):
         a, b = getattr(ours, name), getattr(theirs, name)
         if a != b:
@@ -196,7 +196,7 @@ def compare(judge: Judge, engine: str, plays: Sequence[Play]) -> Differential:
 class StoredSolution:
     label: str
     moves: int
-    engine: str                 # "wins at k", "breaks at k" or "does not win"
+    engine: str                 # "wins at step k", "breaks at step k" or "does not win" (game.ending)
     judge: str
     same_end: bool              # the final positions agree (when neither wins nor breaks)
 
@@ -205,12 +205,8 @@ class StoredSolution:
         return self.engine == self.judge and self.same_end
 
 
-def _outcome(won_at: Optional[int], broke_at: Optional[int]) -> str:
-    if broke_at is not None:
-        return f"breaks at {broke_at}"
-    if won_at is not None:
-        return f"wins at {won_at}"
-    return "does not win"
+def _outcome(won_at: Optional[int], illegal_at: Optional[int]) -> str:
+    return ending(won_at, illegal_at) or "does not win"
 
 
 def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, KekeLevel]]) -> List[StoredSolution]:
@@ -225,7 +221,7 @@ def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, Kek
         if played.won_at is None and played.illegal_at is None and played.last is not None:
             same_end = _difference(_judge_view(played.last), verdict.frames[-1]) is None
         rows.append(StoredSolution(label, len(actions), _outcome(played.won_at, played.illegal_at),
-                                   _outcome(verdict.won_at, verdict.defect_at), same_end))
+                                   _outcome(verdict.won_at, verdict.illegal_at), same_end))
     return rows
 
 

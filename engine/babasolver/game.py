@@ -132,11 +132,24 @@ class Replay:
 
     def summary(self, total: int) -> str:
         """One line: how the replay of `total` actions ended."""
+        end = ending(self.won_at, self.illegal_at, total)
         if self.illegal_at is not None:
-            return f"breaks at step {self.illegal_at} of {total}: the judge cannot play it ({self.illegal})"
-        if self.won_at is not None:
-            return f"wins at step {self.won_at} of {total}"
+            return f"{end}: the judge cannot play it ({self.illegal})"
+        if end is not None:
+            return end
         return f"does not win ({self.played} steps played; dead: {'yes' if self.dead else 'no'})"
+
+
+def ending(won_at: Optional[int], illegal_at: Optional[int], total: Optional[int] = None) -> Optional[str]:
+    """How a play ended, in the words every output uses: "breaks at step k"
+    (the first turn the judge cannot play) or "wins at step k", and " of
+    total" with `total`; None when it did neither."""
+    of = "" if total is None else f" of {total}"
+    if illegal_at is not None:
+        return f"breaks at step {illegal_at}{of}"
+    if won_at is not None:
+        return f"wins at step {won_at}{of}"
+    return None
 
 
 def replay(level: Level, actions: Iterable[int], keep_frames: bool = False,

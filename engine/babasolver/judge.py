@@ -20,7 +20,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from . import tiles
 from .errors import BabaError
-from .game import ObjectView, TextView
+from .game import ObjectView, TextView, ending
 from .level import Level
 from .notation import Facing, to_keke
 
@@ -44,7 +44,7 @@ class JudgeFrame:
     texts: List[TextView]
     rules: List[Tuple[int, int]]
     won: bool
-    defect: bool
+    illegal: bool                  # a turn the judge cannot play (the engine's `illegal`)
 
 
 @dataclass
@@ -52,22 +52,23 @@ class Verdict:
     """How the judge played one action sequence."""
 
     won_at: Optional[int]          # the first turn that wins
-    defect_at: Optional[int]       # the first turn the judge cannot play
+    illegal_at: Optional[int]      # the first turn the judge cannot play
     played: int
     frames: List[JudgeFrame] = field(default_factory=list)
 
     def accepts(self, moves: int) -> bool:
         """The judge accepts these `moves` as a solution: it wins on the
         last move and never before, through no turn it cannot play."""
-        return self.defect_at is None and self.won_at == moves
+        return self.illegal_at is None and self.won_at == moves
 
     def describe(self, moves: int) -> str:
         if self.accepts(moves):
             return "accepted"
-        if self.defect_at is not None:
-            return f"rejected: the judge cannot play turn {self.defect_at}"
+        end = ending(self.won_at, self.illegal_at)
+        if self.illegal_at is not None:
+            return f"rejected: {end} in the judge: it cannot play that turn"
         if self.won_at is not None:
-            return f"rejected: the judge wins already at turn {self.won_at}"
+            return f"rejected: {end} in the judge, before the last move"
         return f"rejected: does not win in the judge ({self.played} turns played)"
 
 
@@ -95,7 +96,7 @@ def _frame(data: Dict[str, Any], offset: int) -> JudgeFrame:
     for rule in data["rules"]:
         left, _is, right = rule.split(" ")
         rules.append((TEXT_BY_WORD[left], TEXT_BY_WORD[right]))
-    return JudgeFrame(objects, texts, rules, data["won"], data["defect"])
+    return JudgeFrame(objects, texts, rules, data["won"], data["illegal"])
 
 
 class Judge:
@@ -136,7 +137,7 @@ class Judge:
                 for (ascii, _), (_, actions) in zip(maps, plays)]
         out = []
         for (_, offset), data in zip(maps, self.run(jobs)):
-            out.append(Verdict(data["won_at"], data["defect_at"], data["played"],
+            out.append(Verdict(data["won_at"], data["illegal_at"], data["played"],
                                [_frame(f, offset) for f in data.get("frames", [])]))
         return out
 

@@ -7,13 +7,13 @@
 // ../shared/keke-reference). Each input line is a job:
 //   {"ascii": "<Keke map>", "actions": "udlrs...", "frames": false}
 // and gets one output line:
-//   {"won_at": k or null, "defect_at": k or null, "played": n, "frames": [...]}
-// won_at is the first turn that wins, defect_at the first turn whose
+//   {"won_at": k or null, "illegal_at": k or null, "played": n, "frames": [...]}
+// won_at is the first turn that wins, illegal_at the first turn whose
 // destruction the judge cannot book (it names an object twice, or one no
 // longer in play: RULES.md, "Turns the judge cannot play"); play stops at
 // either. With "frames": true, frames[k] is the judge's view after k turns:
 //   {"objects": [[name, x, y, facing, hidden], ...], "texts": [[name, x, y, hidden], ...],
-//    "rules": ["baba is you", ...], "won": bool, "defect": bool}
+//    "rules": ["baba is you", ...], "won": bool, "illegal": bool}
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -57,7 +57,7 @@ function view(state, won) {
     texts: state.words.map((w) => [w.name, w.x, w.y, hidden(w)]),
     rules: state.rules.map((rule) => rule.split('-').join(' ')),
     won,
-    defect: broken,
+    illegal: broken,
   };
 }
 
@@ -68,14 +68,14 @@ for (const line of jobs) {
   judge.setupLevel(judge.parseMap(job.ascii));
   let state = judge.getGamestate();
   const frames = job.frames ? [view(state, false)] : undefined;
-  const result = { won_at: null, defect_at: null, played: 0 };
+  const result = { won_at: null, illegal_at: null, played: 0 };
   const moves = judge.transSol(job.actions || '');
   for (let turn = 1; turn <= moves.length; turn++) {
     const outcome = judge.nextMove(moves[turn - 1], state);
     state = outcome.next_state;
     result.played = turn;
     if (frames) frames.push(view(state, outcome.won));
-    if (broken) { result.defect_at = turn; break; }
+    if (broken) { result.illegal_at = turn; break; }
     if (outcome.won) { result.won_at = turn; break; }
   }
   if (frames) result.frames = frames;

@@ -45,12 +45,13 @@ import threading
 import time
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from ._core import BestFirst, CoreSimulation, Expander, SearchOutcome, StateStore
 from ._ruleset import CoreLevel, Guide
 from .level import Level
 from .rulesets import core_level
+from .schedule import Budget
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
 GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS = (
@@ -75,25 +76,29 @@ FIRST_SEARCHES = (
     Search(GUIDE_RULE_PAIRS, 1_000), Search(GUIDE_RULE_PAIRS),
     Search(GUIDE_RULES, 1_000))
 BEAM_DEPTH = 150                    # no beam looks deeper: beyond any stored full_biy solution (100)
-WINDOW_STATES = 20_000              # breadth-first budget from each state of a path
-TICK_SECONDS = 0.5                  # between progress reports while searches race
+WINDOW_STATES = 20_000              # breadth-first budget from each state of a path ...
+WINDOW_CAP = 10                     # ... which its last layer may overshoot up to this many times
+TICK_SECONDS = 0.5                  # between progress reports while searches race, unless told
+RACER_TABLE_STATES = 1 << 16        # a search's table starts with room for this many states ...
+TABLE_BYTES_PER_SLOT = 40           # ... or fewer under a memory limit: a table takes 10-20 bytes a slot, and a little more
+MIN_WAIT = 0.01                     # the racing threads are looked at no more often than this
 
 
 class _Racer:
     """One search of a pool, with its own store."""
 
-    def __init__(self, core_level: CoreLevel, spec: Search, bound: int) -> None:
+    def __init__(self, core_level: CoreLevel, spec: Search, bound: int, expected: int) -> None:
         self.spec = spec
-        self.store: Optional[StateStore] = StateStore(1 << 16)
+        self.store: Optional[StateStore] = StateStore(expected)
         self.search: Optional[BestFirst] = BestFirst(core_level, self.store, spec.guide, bound, spec.width)
         self.search.add_root()
         self.outcome = SearchOutcome.SEARCH_GOING
         self.expanded = self.generated = self.stored = 0
 
-    def run(self) -> int:
+    def run(self, expansions: int = CHUNK_EXPANSIONS) -> int:
         assert self.search is not None and self.store is not None
         try:
-            self.outcome = self.search.run(CHUNK_EXPANSIONS)
+            self.outcome = self.search.run(expansions)
         except MemoryError:             # its store reached its share of the memory: it proves nothing
             self.outcome = SearchOutcome.SEARCH_DRY
         self.expanded, self.generated = self.search.expanded, self.search.generated
@@ -123,21 +128,29 @@ class Pool:
     finds a solution, every search looks only for shorter ones."""
 
     def __init__(self, core_level: CoreLevel, bound: int = 0,
-                 on_tick: Optional[Callable[["Pool"], None]] = None) -> None:
+                 on_tick: Optional[Callable[["Pool"], None]] = None, tick_every: float = TICK_SECONDS) -> None:
         self.core_level = core_level
         self.on_tick = on_tick              # progress, called from the thread that started the race
-        self.next_tick = time.perf_counter() + TICK_SECONDS
+        self.tick_every = tick_every        # seconds between two calls of on_tick
+        self.next_tick = time.perf_counter() + tick_every
         self.bound = bound                  # only solutions shorter than this (0: any)
         self.racers: Dict[Search, _Racer] = {}
         self.solution: Optional[List[int]] = None   # the shortest found
         self.winner: Optional[Search] = None        # the search that found it
         self.exhausted = False              # a search saw every reachable state: no solution
+        self.out_of_states = False          # the last race stopped at the budget's states
 
-    def racer(self, spec: Search) -> _Racer:
+    def racer(self, spec: Search, expected: int = RACER_TABLE_STATES) -> _Racer:
+        """The search `spec`, started with a table for `expected` states if new."""
         if spec not in self.racers:
             bound = self.bound or (BEAM_DEPTH if spec.width else 0)
-            self.racers[spec] = _Racer(self.core_level, spec, bound)
+            self.racers[spec] = _Racer(self.core_level, spec, bound, expected)
         return self.racers[spec]
+
+    def release(self) -> None:
+        """No search will go on: their stores are freed (the counters stay)."""
+        for racer in self.racers.values():
+            racer.release()
 
     def found(self, racer: _Racer) -> bool:
         """Takes the solution of a search that won; True if it is shorter
@@ -152,10 +165,10 @@ class Pool:
         return True
 
     def tick(self) -> None:
-        """Reports progress, at most every TICK_SECONDS."""
+        """Reports progress, at most every `tick_every` seconds."""
         now = time.perf_counter()
         if self.on_tick is not None and now >= self.next_tick:
-            self.next_tick = now + TICK_SECONDS
+            self.next_tick = now + self.tick_every
             self.on_tick(self)
 
     @property
@@ -186,13 +199,21 @@ class Pool:
         return sum(racer.generated for racer in self.racers.values())
 
 
-def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Optional[float],
-         threads: int = 1, until_each_ends: bool = False, lead: bool = False,
-         max_bytes: Optional[int] = None) -> Pool:
+Limit = Union[Budget, int]
+
+
+def as_budget(limit: Limit) -> Budget:
+    """A budget, or one of `limit` states and no time or memory limit."""
+    return limit if isinstance(limit, Budget) else Budget(None, limit)
+
+
+def race(pool: Pool, portfolio: Sequence[Search], limit: Limit, deadline: Optional[float],
+         threads: int = 1, until_each_ends: bool = False, lead: bool = False) -> Pool:
     """Runs the searches of `portfolio` that have not ended, each from where
-    it stopped, until the deadline, `max_states` states or `max_bytes` bytes
-    held by their stores (a store that reaches it ends its search), or the first
-    shorter solution (with `until_each_ends`: until each ends). Stopping at
+    it stopped, until the deadline, the end of the room `limit` (a Budget,
+    or a number of states) grants the pool's stores (a store that cannot
+    grow within its grant ends its search), or the first shorter solution
+    (with `until_each_ends`: until each ends). Stopping at
     the first costs nothing, as later races resume the others (letting them
     go on a while, when races started searches again from the root, left
     197 too little time for the rules beam of 10,000 that shortens it).
@@ -200,14 +221,28 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
     bound, proves nothing; a greedy search that runs out of states without
     a bound proves the level unsolvable and ends the race.
 
-    The searches take turns in chunks of CHUNK_EXPANSIONS on `threads`
-    threads (the core releases the GIL), search k on thread k % threads; or,
-    with `lead`, the first search has a thread of its own."""
-    racers = [pool.racer(spec) for spec in portfolio]
-    for racer in racers:
-        if racer.store is not None:
-            racer.store.byte_limit = max_bytes or 0
+    The searches take turns in chunks of at most CHUNK_EXPANSIONS on
+    `threads` threads (the core releases the GIL), search k on thread
+    k % threads; or, with `lead`, the first search has a thread of its own.
+    Each chunk is granted room for all the states it could add first."""
+    budget = as_budget(limit)
+    if pool not in budget.holders:
+        budget.holders.append(pool)
+    new = [spec for spec in portfolio if spec not in pool.racers]
+    room_bytes = budget.room_bytes()
+    roots = budget.grant(len(new))        # a new search stores its root: as many as there is room for
+    try:
+        expected = RACER_TABLE_STATES
+        if room_bytes is not None and new:
+            expected = max(1, min(expected, room_bytes // (TABLE_BYTES_PER_SLOT * len(new))))
+        for spec in new[:roots.states]:
+            pool.racer(spec, expected)
+    finally:
+        budget.give_back(roots)
+    racers = [pool.racers[spec] for spec in portfolio if spec in pool.racers]
     racers = [racer for racer in racers if racer.outcome == SearchOutcome.SEARCH_GOING]
+    n_actions = pool.core_level.n_actions
+    pool.out_of_states = False
     stop = threading.Event()
     lock = threading.Lock()
 
@@ -220,19 +255,34 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
                 stop.set()
             racer.release()
 
-    def drive(group: List[_Racer], reports: bool = False) -> None:
+    def run_granted(racer: _Racer, sharers: int) -> bool:
+        """One chunk of `racer` within a grant; False when no room is left."""
+        assert racer.store is not None
+        granted = budget.grant(CHUNK_EXPANSIONS * n_actions, sharers)
+        try:
+            if granted.states < n_actions or (budget.memory is not None and granted.bytes == 0):
+                pool.out_of_states = granted.states < n_actions
+                return False
+            racer.store.byte_limit = 0 if budget.memory is None else racer.store.memory_bytes + granted.bytes
+            if racer.run(granted.states // n_actions) != SearchOutcome.SEARCH_GOING:
+                end_of_search(racer)
+            return True
+        finally:
+            budget.give_back(granted)
+
+    def drive(group: List[_Racer], sharers: int, reports: bool = False) -> None:
         """The searches of `group` in turns, until the race ends."""
         while not stop.is_set():
             active = [racer for racer in group if racer.outcome == SearchOutcome.SEARCH_GOING]
             if not active:
                 return
             for racer in active:
-                if racer.run() != SearchOutcome.SEARCH_GOING:
-                    end_of_search(racer)
+                if not run_granted(racer, sharers):
+                    stop.set()
+                    return
             if reports:
                 pool.tick()
-            if (pool.live_states >= max_states or (max_bytes is not None and pool.memory_bytes >= max_bytes)
-                    or (deadline is not None and time.perf_counter() >= deadline)):
+            if deadline is not None and time.perf_counter() >= deadline:
                 stop.set()
 
     n = min(threads, len(racers))
@@ -244,31 +294,32 @@ def race(pool: Pool, portfolio: Sequence[Search], max_states: int, deadline: Opt
         groups = [racers[k::n] for k in range(n)]
     if len(groups) > 1:
         with ThreadPoolExecutor(len(groups)) as executor:
-            running = [executor.submit(drive, group) for group in groups]
+            running = [executor.submit(drive, group, len(groups)) for group in groups]
             try:
                 while not all(future.done() for future in running):
-                    wait(running, timeout=TICK_SECONDS, return_when=FIRST_EXCEPTION)
+                    wait(running, timeout=max(pool.tick_every, MIN_WAIT), return_when=FIRST_EXCEPTION)
                     pool.tick()
                 for future in running:
                     future.result()
             finally:
                 stop.set()           # Ctrl-C or an error: the others stop after their chunk
     else:
-        drive(groups[0], reports=True)
+        drive(groups[0], 1, reports=True)
     return pool
 
 
-def first_solution(core_level: CoreLevel, max_states: int, deadline: Optional[float],
+def first_solution(core_level: CoreLevel, limit: Limit, deadline: Optional[float],
                    threads: int = 1, on_tick: Optional[Callable[[Pool], None]] = None,
-                   max_bytes: Optional[int] = None) -> Pool:
+                   tick_every: float = TICK_SECONDS) -> Pool:
     """A solution fast: the race of FIRST_SEARCHES, in a new pool
-    (`on_tick(pool)` reports progress, then and in later races)."""
-    return race(Pool(core_level, on_tick=on_tick), FIRST_SEARCHES, max_states, deadline, threads,
-                max_bytes=max_bytes)
+    (`on_tick(pool)` reports progress every `tick_every` seconds, then and
+    in later races)."""
+    return race(Pool(core_level, on_tick=on_tick, tick_every=tick_every), FIRST_SEARCHES, limit, deadline,
+                threads)
 
 
-def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int = 1,
-            widths: Sequence[int] = BEAM_WIDTHS, greedy: bool = True, max_bytes: Optional[int] = None) -> Pool:
+def improve(pool: Pool, limit: Limit, deadline: Optional[float], threads: int = 1,
+            widths: Sequence[int] = BEAM_WIDTHS, greedy: bool = True) -> Pool:
     """Shorter solutions than the pool's, until the deadline: beams of each
     width of `widths` in turn, then, with `greedy`, the greedy searches,
     each search going on from where it stopped. The beam with the guide of
@@ -278,11 +329,10 @@ def improve(pool: Pool, max_states: int, deadline: Optional[float], threads: int
         if deadline is not None and time.perf_counter() >= deadline:
             return pool
         guides = sorted(BEAM_GUIDES, key=lambda g: pool.winner is None or g != pool.winner.guide)
-        race(pool, [Search(g, width) for g in guides], max_states, deadline, threads,
-             until_each_ends=True, lead=True, max_bytes=max_bytes)
+        race(pool, [Search(g, width) for g in guides], limit, deadline, threads,
+             until_each_ends=True, lead=True)
     if greedy:
-        race(pool, [Search(g) for g in GUIDES], max_states, deadline, threads, until_each_ends=True,
-             max_bytes=max_bytes)
+        race(pool, [Search(g) for g in GUIDES], limit, deadline, threads, until_each_ends=True)
     return pool
 
 
@@ -332,43 +382,66 @@ def cut_cycles(level: Level, actions: List[int]) -> List[int]:
 
 
 def _shortcut(core_level: CoreLevel, start: bytes, origin: int, later: Dict[bytes, int],
-              limit: int, budget: int) -> Optional[tuple[List[int], int]]:
+              limit: int, budget: int, cap: int, byte_limit: int = 0) -> Optional[tuple[List[int], int]]:
     """Breadth-first from `start` (the state at index `origin` of a path)
     for a way to a state of `later` (record -> index on the path) or to a win
-    in fewer moves than the path takes; at most `limit` moves and `budget`
-    states. (moves, path index reached; -1 for a win), or None."""
-    store = StateStore(1 << 12)
-    store.add(start)
-    expander = Expander(core_level, store)
-    head, depth = 0, 0
-    while head < len(store) and depth < limit and len(store) < budget:
-        stop = len(store)
-        depth += 1
-        if expander.expand(head, stop) == SearchOutcome.SEARCH_WON:
-            path = store.path_to(expander.won_parent) + [expander.won_action]
-            return path, -1
-        best, saved = None, 0
-        for index in range(stop, len(store)):
-            reached = later.get(store.get(index))
-            if reached is not None and reached - origin - depth > saved:
-                best, saved = (index, reached), reached - origin - depth
-        if best is not None:
-            return store.path_to(best[0]), best[1]
-        head = stop
+    in fewer moves than the path takes; at most `limit` moves, no layer
+    begun past `budget` states, never more than `cap` states nor
+    `byte_limit` bytes (0: no limit). (moves, path index reached; -1 for a
+    win), or None."""
+    try:
+        store = StateStore(min(1 << 12, max(1, cap)), byte_limit=byte_limit)
+        store.add(start)
+        expander = Expander(core_level, store)
+        n_actions = expander.n_actions
+        head, depth = 0, 0
+        while head < len(store) and depth < limit and len(store) < budget:
+            layer_end = len(store)
+            depth += 1
+            full = False
+            while head < layer_end:     # in parts that cannot store more than the cap
+                room = (cap - len(store)) // n_actions
+                if room <= 0:
+                    full = True
+                    break
+                stop = min(layer_end, head + room)
+                if expander.expand(head, stop) == SearchOutcome.SEARCH_WON:
+                    path = store.path_to(expander.won_parent) + [expander.won_action]
+                    return path, -1
+                head = stop
+            best, saved = None, 0
+            for index in range(layer_end, len(store)):
+                reached = later.get(store.get(index))
+                if reached is not None and reached - origin - depth > saved:
+                    best, saved = (index, reached), reached - origin - depth
+            if best is not None:
+                return store.path_to(best[0]), best[1]
+            if full:
+                return None
+    except MemoryError:             # its share of the memory: no shortcut from here
+        return None
     return None
 
 
 def shorten(level: Level, core_level: CoreLevel, actions: List[int],
-            deadline: Optional[float] = None, budget: int = WINDOW_STATES) -> List[int]:
-    """A solution no longer than `actions`, still winning."""
+            deadline: Optional[float] = None, budget: int = WINDOW_STATES, cap: Optional[int] = None,
+            byte_limit: int = 0, on_step: Optional[Callable[[int], None]] = None) -> List[int]:
+    """A solution no longer than `actions`, still winning. Each search for
+    a shortcut begins no layer past `budget` states (its last layer may
+    take it to some times that), and holds at most `cap` states (None:
+    WINDOW_CAP times `budget`) and `byte_limit` bytes (0: no limit).
+    `on_step(length)` is called before each search for a shortcut."""
+    cap = WINDOW_CAP * budget if cap is None else cap
     actions = cut_cycles(level, actions)
     i = 0
     while i < len(actions) - 1:
         if deadline is not None and time.perf_counter() >= deadline:
             break
+        if on_step is not None:
+            on_step(len(actions))
         records = _path_records(level, actions)
         later = {records[j]: j for j in range(i + 2, len(records))}
-        found = _shortcut(core_level, records[i], i, later, len(actions) - i - 1, budget)
+        found = _shortcut(core_level, records[i], i, later, len(actions) - i - 1, budget, cap, byte_limit)
         if found is None:
             i += 1
             continue

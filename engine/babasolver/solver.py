@@ -7,18 +7,16 @@ states are kept in insertion order, so the FIFO frontier is the range
 [head, len(store)), and the depth of a state is known from the layer
 boundaries. It can stop at a deadline and go on later.
 
-Modes share one budget (`timeout`, `max_states`, and `memory`: the bytes
-the stores of all searches may hold together):
+Modes share one budget (`timeout`, `max_states`, and `memory`), a
+`schedule.Budget`: the stores of all searches together never hold more
+than `max_states` states, nor `memory` bytes.
 
 - "shortest": breadth-first search alone.
 - "fast": the satisficing search alone (babasolver.satisfice), stopping at
   its first solution, which is then shortened.
-- "both" (the default): breadth-first search for the first
-  FIRST_BFS_SHARE of the time; if it has not finished, the satisficing
-  search for at most SATISFICE_SHARE of the time, then breadth-first search
-  again, no deeper than the solution found (reaching that depth proves it
-  shortest), keeping SHORTEN_SHARE of the time to shorten the solution if
-  breadth-first search does not finish.
+- "both" (the default): the phases of `schedule.SCHEDULE` (breadth-first,
+  satisfice, improve, prove, improve more, shorten), whose shares and
+  conditions that schedule's module documents.
 
 A result says whether its solution is proven shortest, and the lower bound
 breadth-first search established: it completed depth d without a win, so
@@ -28,7 +26,7 @@ from __future__ import annotations
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
 from ._core import STORE_CAPACITY, Expander, SearchOutcome, StateStore
@@ -36,7 +34,10 @@ from ._ruleset import CoreLevel
 from .rulesets import core_level
 from .level import Level
 from .notation import Action, to_arrows, to_keke
-from .satisfice import BEAM_WIDTHS, FIRST_SEARCHES, Pool, first_solution, improve, race, shorten, splice_from_store
+from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, first_solution, improve, race, shorten,
+                        splice_from_store)
+from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, PROVE, SATISFICE, SHORTEN, SIGHT_SHARE, Budget, Phase,
+                       proof_in_sight)
 from .status import Status
 
 SOLVED = Status.SOLVED
@@ -51,29 +52,6 @@ DEFAULT_MAX_STATES = STORE_CAPACITY
 DEFAULT_TIMEOUT = None
 MODES = ("both", "shortest", "fast")
 DEFAULT_MODE = "both"
-FIRST_BFS_SHARE = 0.1              # of the time and states, before the satisficing search starts
-FIRST_BFS_SECONDS = 1.0            # ... and at most this long (without a timeout: this long)
-# Of the time (or of the states) for a first solution. Breadth-first search
-# proves what it can prove in 10 s almost always within its first second
-# (on full_biy, 3 levels of 158 took longer, none over 5 s), so the
-# satisficing search can have most of the rest.
-SATISFICE_SHARE = 0.8
-# Of the time left after a first solution (less the shortening reserve): at
-# most this for the narrowest beams (satisfice.improve), first ...
-FIRST_IMPROVE_SHARE = 0.3
-# ... then this of the rest for breadth-first search to prove the solution
-# shortest, or to find a shorter one; but only BFS_BOUND_SHARE when the
-# solution is more than BFS_PROOF_GAP moves deeper than it has reached, or
-# its layers, growing as the last one did, would not complete
-# BFS_LAYERS_AHEAD more layers in that time. (The levels full_biy proves
-# after the first second had a solution at most 7 moves deeper by then,
-# and breadth-first search found the shortest within 3 layers.) The rest
-# looks for shorter solutions.
-BFS_AFTER_SHARE = 0.5
-BFS_BOUND_SHARE = 0.15
-BFS_PROOF_GAP = 10
-BFS_LAYERS_AHEAD = 2
-SHORTEN_SHARE = 0.1                # kept back for shortening when BFS does not finish
 CHUNK = 8192                       # states expanded per batch, split over the threads
 MIN_PART = 256                     # fewer states than this per thread: one thread
 # The visited table starts with room for this many states (16 MiB of slots):
@@ -113,6 +91,8 @@ class SearchResult:
     limit: Optional[str] = None    # the limit that stopped breadth-first search, if one did
     satisficing_states: int = 0    # states stored by the satisficing search
     note: str = ""                 # why a solution is WRONG
+    found_by: Optional[str] = None   # the phase (schedule.Phase.name) that found the solution
+    proved_by: Optional[str] = None  # the phase that proved it shortest, or the level unsolvable
 
     @property
     def solved(self) -> bool:
@@ -214,6 +194,7 @@ def solve(
     stops the search and returns what was found so far with the status
     INTERRUPTED: the counters so far and, as `solution`, the best solution
     found so far, if any (not proven shortest, and not shortened).
+    `progress` is called every `progress_every` seconds, in every phase.
 
     `memory` (bytes, None: no limit) caps what the searches' stores hold
     together; breadth-first search that reaches it stops with the status
@@ -228,22 +209,19 @@ def solve(
         raise ValueError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
     if memory is not None and memory < 1:
         raise ValueError(f"memory must be at least 1 byte, not {memory}")
-    started = time.perf_counter()
-    deadline = None if timeout is None else started + timeout
+    budget = Budget(timeout, max_states, memory)
     rules_level = core_level(level)
     if mode == "fast":
-        return _fast(level, rules_level, max_states, deadline, started, threads, progress, memory)
-    search = _BreadthFirst(rules_level, max_states, threads, progress, progress_every, started, memory)
+        return _fast(level, rules_level, budget, threads, progress, progress_every)
+    search = _BreadthFirst(rules_level, budget, threads, progress, progress_every)
     try:
         if mode == "shortest":
-            return search.run(deadline, final=deadline) or search.finish(LIMIT_TIME)
-        first_slice = FIRST_BFS_SECONDS if timeout is None else min(FIRST_BFS_SECONDS, FIRST_BFS_SHARE * timeout)
-        result = search.run(started + first_slice, final=deadline,
-                            pause_at=max(1, int(FIRST_BFS_SHARE * max_states)),
-                            pause_bytes=None if memory is None else int(FIRST_BFS_SHARE * memory))
+            return search.run(budget.deadline, final=budget.deadline) or search.finish(LIMIT_TIME)
+        budget.enter(FIRST_BFS)
+        result = search.run(budget.until(FIRST_BFS), final=budget.deadline)
         if result is not None:
             return result
-        return _both(level, rules_level, search, max_states, timeout, deadline, started, threads, memory)
+        return _both(level, rules_level, search, budget, threads)
     except KeyboardInterrupt:           # between two searches: the counters so far
         return search.finish(INTERRUPTED)
     finally:
@@ -255,6 +233,7 @@ def _interrupted(result: SearchResult, best: Optional[list[int]], started: float
     not proven shortest); never a status that reads as finished."""
     result.status = INTERRUPTED
     result.proven_shortest = False
+    result.proved_by = None
     if best is not None:
         result.solution = [Action(a) for a in best]
     result.stats.elapsed = time.perf_counter() - started
@@ -277,153 +256,183 @@ def _race_progress(progress: Optional[Progress], started: float,
     return tick
 
 
-def _fast(level: Level, core_level: CoreLevel, max_states: int, deadline: Optional[float],
-          started: float, threads: int, progress: Optional[Progress] = None,
-          memory: Optional[int] = None) -> SearchResult:
-    found = Pool(core_level, on_tick=_race_progress(progress, started))
+def _shortened(level: Level, core_level: CoreLevel, actions: list[int], budget: Budget,
+               progress: Optional[Progress] = None, progress_every: float = 0.5,
+               stats: Optional[SearchStats] = None) -> list[int]:
+    """`actions` shortened until the deadline, each shortcut search within
+    the room the other stores leave; progress reports `stats` with the
+    length so far every `progress_every` seconds."""
+    room_bytes = budget.room_bytes()
+    on_step = None
+    if progress is not None:
+        report, shown = progress, SearchStats() if stats is None else stats
+        next_report = [time.perf_counter() + progress_every]
+
+        def on_step(length: int) -> None:
+            now = time.perf_counter()
+            if now >= next_report[0]:
+                next_report[0] = now + progress_every
+                report(replace(shown, elapsed=now - budget.started, satisficing=True, best=length))
+    return shorten(level, core_level, actions, budget.deadline, WINDOW_STATES,
+                   min(WINDOW_CAP * WINDOW_STATES, budget.room_states()),
+                   0 if room_bytes is None else max(1, room_bytes), on_step)
+
+
+def _fast(level: Level, core_level: CoreLevel, budget: Budget, threads: int,
+          progress: Optional[Progress] = None, progress_every: float = 0.5) -> SearchResult:
+    started = budget.started
+    found = Pool(core_level, on_tick=_race_progress(progress, started), tick_every=progress_every)
     try:
-        race(found, FIRST_SEARCHES, max_states, deadline, threads, max_bytes=memory)
+        race(found, FIRST_SEARCHES, budget, budget.deadline, threads)
     except KeyboardInterrupt:
         stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
         return _interrupted(SearchResult(INTERRUPTED, None, stats), found.solution, started)
     stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
     if found.solution is not None:
+        found.release()
         try:
-            solution = [Action(a) for a in shorten(level, core_level, found.solution, deadline)]
+            solution = _shortened(level, core_level, found.solution, budget, progress, progress_every, stats)
         except KeyboardInterrupt:
             return _interrupted(SearchResult(INTERRUPTED, None, stats), found.solution, started)
-        result = SearchResult(SOLVED, solution, stats, satisficing_states=found.states)
+        result = SearchResult(SOLVED, [Action(a) for a in solution], stats, satisficing_states=found.states,
+                              found_by=(SHORTEN if len(solution) < len(found.solution) else SATISFICE).name)
     elif found.exhausted:
-        result = SearchResult(UNSOLVABLE, None, stats, proven_shortest=True, satisficing_states=found.states)
+        result = SearchResult(UNSOLVABLE, None, stats, proven_shortest=True, satisficing_states=found.states,
+                              proved_by=SATISFICE.name)
     else:
-        if deadline is not None and time.perf_counter() >= deadline:
+        if budget.deadline is not None and time.perf_counter() >= budget.deadline:
             limit = LIMIT_TIME
-        elif memory is not None and found.states < max_states:
-            limit = LIMIT_MEMORY
-        else:
+        elif found.out_of_states:
             limit = LIMIT_STATES
+        else:                       # every search ended at its share of the memory
+            limit = LIMIT_STATES if budget.memory is None else LIMIT_MEMORY
         result = SearchResult(limit, None, stats, limit=limit, satisficing_states=found.states)
     stats.elapsed = time.perf_counter() - started
     return result
 
 
-def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", max_states: int,
-          timeout: Optional[float], deadline: Optional[float], started: float,
-          threads: int, memory: Optional[int] = None) -> SearchResult:
-    """Breadth-first search did not finish in its first slice: find a
-    solution fast, then let breadth-first search prove it shortest or bound it."""
-    now = time.perf_counter()
-    satisfice_until = None if timeout is None or deadline is None else min(deadline, now + SATISFICE_SHARE * timeout)
-    states_left = max(1, max_states - search.states)
+def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", budget: Budget,
+          threads: int) -> SearchResult:
+    """Breadth-first search did not finish in its first phase: the other
+    phases of the schedule (babasolver.schedule)."""
+    started = budget.started
+    budget.enter(SATISFICE)
     try:
-        found = first_solution(core_level, max(1, int(SATISFICE_SHARE * states_left)), satisfice_until,
-                               threads, on_tick=_race_progress(search.progress, started, search),
-                               max_bytes=search.bytes_left())
+        found = first_solution(core_level, budget, budget.until(SATISFICE), threads,
+                               on_tick=_race_progress(search.progress, started, search),
+                               tick_every=search.progress_every)
     except KeyboardInterrupt:
         return search.finish(INTERRUPTED)
     if found.exhausted:
         result = search.finish(UNSOLVABLE)
-        result.proven_shortest = True
         result.satisficing_states = found.states
+        result.proved_by = SATISFICE.name
         return result
-    search.max_states = max(1, max_states - found.live_states)
     solution = found.solution
-    bfs_deadline = deadline
-    improve_until = None
-    if solution is not None and timeout is not None and deadline is not None:
-        improve_until = deadline - SHORTEN_SHARE * timeout
-        # The narrowest beams first: they are cheap, and a shorter solution
-        # is easier for breadth-first search to prove.
+    found_by = SATISFICE
+    bfs_until = budget.deadline
+    if solution is not None and budget.timeout is not None:
+        budget.enter(IMPROVE)
         try:
-            improve(found, max(1, max_states - search.states),
-                    time.perf_counter() + FIRST_IMPROVE_SHARE * (improve_until - time.perf_counter()),
-                    threads, BEAM_WIDTHS[:1], greedy=False, max_bytes=search.bytes_left())
+            improve(found, budget, budget.until(IMPROVE), threads, BEAM_WIDTHS[:1], greedy=False)
         except KeyboardInterrupt:
             return _interrupted(search.finish(INTERRUPTED), found.solution or solution, started)
-        solution = found.solution or solution           # improving never drops a solution
-        now = time.perf_counter()
-        left = max(0.0, improve_until - now)
-        share = BFS_AFTER_SHARE
-        depth = search.stats.depth
-        if (len(solution) - 1 - depth > BFS_PROOF_GAP
-                or search.seconds_to_reach(min(len(solution) - 1, depth + BFS_LAYERS_AHEAD)) > share * left):
-            share = BFS_BOUND_SHARE          # no proof in sight: the time is better spent on beams
-        bfs_deadline = now + share * left
-    if solution is not None:
-        search.prove_below = len(solution)
-    search.share_memory(found.memory_bytes)
-    # None: the deadline before the shortening reserve
-    result = search.run(bfs_deadline, final=bfs_deadline) or search.finish(LIMIT_TIME)
+        found_by, solution = _better(found_by, solution, IMPROVE, found.solution)
+        in_sight = proof_in_sight(len(solution), search.stats.depth, search.seconds_to_reach,
+                                  budget.seconds(PROVE, SIGHT_SHARE) or 0.0)
+        bfs_until = budget.until(PROVE, None if in_sight else PROVE.share_without_proof)
+    search.known = solution
+    search.phase = PROVE
+    budget.enter(PROVE)
+    result = search.run(bfs_until, final=bfs_until) or search.finish(LIMIT_TIME)
     result.satisficing_states = found.states
     if result.status == INTERRUPTED:      # Ctrl-C is no limit to report the solution under
         return _interrupted(result, solution, started)
+    if result.status == SOLVED and solution is not None and len(result.solution or []) == len(solution):
+        result.found_by = found_by.name   # reaching its depth without a win proved it shortest
     if result.status == SOLVED or solution is None:
         return result
-    if result.proven_shortest:
-        # Breadth-first search reached the satisficing solution's depth
-        # without a win: that solution is shortest.
-        result.status, result.solution, result.limit = SOLVED, [Action(a) for a in solution], None
-        return result
     # A limit stopped breadth-first search: report the satisficing solution,
-    # shortened, with the bound.
+    # improved and shortened, with the bound.
     result.limit = result.status
-    if improve_until is not None:
+    if budget.timeout is not None:
+        budget.enter(IMPROVE_MORE)
         try:
-            improve(found, max(1, max_states - search.states), improve_until, threads,
-                    max_bytes=search.bytes_left())
+            improve(found, budget, budget.until(IMPROVE_MORE), threads)
         except KeyboardInterrupt:
             return _interrupted(result, found.solution or solution, started)
-        solution = found.solution or solution
+        found_by, solution = _better(found_by, solution, IMPROVE_MORE, found.solution)
         result.satisficing_states = found.states
+    found.release()                       # no search goes on: shortening may have their room
+    budget.enter(SHORTEN)
     try:
-        solution = splice_from_store(level, search.store, solution)
-        shorter = [Action(a) for a in shorten(level, core_level, solution, deadline)]
+        shorter = _shortened(level, core_level, splice_from_store(level, search.store, solution), budget,
+                             search.progress, search.progress_every,
+                             SearchStats(unique=found.states, depth=search.stats.depth))
     except KeyboardInterrupt:
         return _interrupted(result, solution, started)
-    result.status, result.solution = SOLVED, shorter
-    result.proven_shortest = len(shorter) <= result.lower_bound
+    found_by, solution = _better(found_by, solution, SHORTEN, shorter)
+    result.status, result.solution, result.found_by = SOLVED, [Action(a) for a in solution], found_by.name
+    result.proven_shortest = len(solution) <= result.lower_bound
+    result.proved_by = SHORTEN.name if result.proven_shortest else None
     result.stats.elapsed = time.perf_counter() - started
     return result
+
+
+def _better(by: Phase, solution: list[int], phase: Phase, candidate: Optional[list[int]]) -> tuple[Phase, list[int]]:
+    """(the phase that found it, the solution): `candidate`, found in
+    `phase`, when it is shorter than `solution`."""
+    if candidate is not None and len(candidate) < len(solution):
+        return phase, candidate
+    return by, solution
+
+
+#: A layer's growth is guessed from the last two full layers, so from the
+#: third layer on (the root is the first) ...
+LAYERS_TO_GUESS = 3
+#: ... and is never guessed below this: layers that shrank tend to grow
+#: again, and a shrinking guess would promise proofs that do not come.
+MIN_GROWTH = 1.0
 
 
 class _BreadthFirst:
     """Breadth-first search that runs until a deadline and can go on."""
 
-    def __init__(self, core_level: CoreLevel, max_states: int, threads: int,
-                 progress: Optional[Progress], progress_every: float, started: float,
-                 memory: Optional[int] = None) -> None:
-        self.memory = memory
-        expected = min(max_states, INITIAL_TABLE_STATES)
-        if memory is not None:      # a table takes some 10-20 bytes per expected state
-            expected = max(1, min(expected, memory // TABLE_BYTES_PER_STATE))
-        self.store = StateStore(expected, byte_limit=memory or 0)
+    def __init__(self, core_level: CoreLevel, budget: Budget, threads: int,
+                 progress: Optional[Progress], progress_every: float) -> None:
+        self.budget = budget
+        expected = min(budget.max_states, INITIAL_TABLE_STATES)
+        if budget.memory is not None:      # a table takes some 10-20 bytes per expected state
+            expected = max(1, min(expected, budget.memory // TABLE_BYTES_PER_STATE))
+        self.store = StateStore(expected, byte_limit=budget.memory or 0)
         self.batches = _Batches(core_level, self.store, threads)
-        self.max_states = max_states
+        self.n_actions = self.batches.expanders[0].n_actions
         self.progress = progress
         self.progress_every = progress_every
-        self.started = started
-        self.next_report = started + progress_every
+        self.started = budget.started
+        self.next_report = self.started + progress_every
         self.stats = SearchStats()
-        self.prove_below: Optional[int] = None   # a solution this long is known
+        self.phase: Phase = FIRST_BFS            # the phase it runs in, named in its results
+        self.known: Optional[list[int]] = None   # a solution other searches found
         self.head = 0
         self.layer_end = 1
         self.layer_sizes = [1]                   # states stored at each depth so far
         self.seconds = 0.0                       # spent searching
         self.batches.expanders[0].add_root()
         self.root_dead = self.batches.expanders[0].root_is_dead()
+        budget.holders.append(self)
 
     @property
     def states(self) -> int:
         return len(self.store)
 
-    def bytes_left(self) -> Optional[int]:
-        """What other searches may hold beside this one's store (None: no limit)."""
-        return None if self.memory is None else max(1, self.memory - self.store.memory_bytes)
+    @property
+    def live_states(self) -> int:
+        return len(self.store)
 
-    def share_memory(self, others: int) -> None:
-        """Other searches hold `others` bytes: this store may hold the rest."""
-        if self.memory is not None:
-            self.store.byte_limit = max(1, self.memory - others)
+    @property
+    def memory_bytes(self) -> int:
+        return self.store.memory_bytes
 
     def close(self) -> None:
         self.batches.close()
@@ -438,19 +447,23 @@ class _BreadthFirst:
         # Every state of the layer being expanded was generated without a win.
         bound = len(solution) if solution is not None else stats.depth + 1
         limit = status if status in (LIMIT_STATES, LIMIT_TIME, LIMIT_MEMORY, INTERRUPTED) else None
-        return SearchResult(status, solution, stats, proven_shortest=status in (SOLVED, UNSOLVABLE),
-                            lower_bound=bound, limit=limit)
+        proven = status in (SOLVED, UNSOLVABLE)
+        return SearchResult(status, solution, stats, proven_shortest=proven, lower_bound=bound, limit=limit,
+                            found_by=self.phase.name if solution is not None else None,
+                            proved_by=self.phase.name if proven else None)
 
-    def run(self, until: Optional[float], final: Optional[float] = None,
-            pause_at: Optional[int] = None, pause_bytes: Optional[int] = None) -> Optional[SearchResult]:
+    def run(self, until: Optional[float], final: Optional[float] = None) -> Optional[SearchResult]:
         """Search until `until`: a result, or None when `until` came first
-        and is not `final` (the deadline that ends the search), or when
-        `pause_at` states are stored, or the store holds `pause_bytes`."""
+        and is before `final` (the deadline that ends the search), or when
+        the phase's share of the states or bytes is spent."""
         if self.root_dead:
             return self.finish(UNSOLVABLE)
+        if self.budget.memory is not None:      # the other stores hold the rest
+            others = self.budget.held_bytes() - self.store.memory_bytes
+            self.store.byte_limit = max(1, self.budget.memory - others)
         entered = time.perf_counter()
         try:
-            return self._run(until, final, pause_at, pause_bytes)
+            return self._run(until, final)
         finally:
             self.seconds += time.perf_counter() - entered
 
@@ -458,30 +471,30 @@ class _BreadthFirst:
         """A guess at the time to store every state up to `depth` moves
         deep, were each further layer to grow as the last one did."""
         sizes = self.layer_sizes
-        if len(sizes) < 3 or depth < len(sizes) or not self.seconds:
+        if len(sizes) < LAYERS_TO_GUESS or depth < len(sizes) or not self.seconds:
             return 0.0
-        growth = max(1.0, sizes[-1] / max(1, sizes[-2]))
+        growth = max(MIN_GROWTH, sizes[-1] / max(1, sizes[-2]))
         layer, states = float(sizes[-1]), 0.0
         for _ in range(depth - len(sizes) + 1):
             layer *= growth
             states += layer
         return states / (len(self.store) / self.seconds)
 
-    def _run(self, until: Optional[float], final: Optional[float],
-             pause_at: Optional[int], pause_bytes: Optional[int]) -> Optional[SearchResult]:
-        store, stats = self.store, self.stats
+    def _run(self, until: Optional[float], final: Optional[float]) -> Optional[SearchResult]:
+        store, stats, budget = self.store, self.stats, self.budget
         try:
             while self.head < len(store):
                 if self.head == self.layer_end:
                     self.layer_sizes.append(len(store) - self.layer_end)
                     self.layer_end = len(store)
                     stats.depth += 1
-                if self.prove_below is not None and stats.depth + 1 >= self.prove_below:
-                    result = self.finish(LIMIT_STATES)
-                    result.proven_shortest = True
-                    result.lower_bound = self.prove_below
-                    return result
-                stop = min(self.head + CHUNK, self.layer_end)
+                if self.known is not None and stats.depth + 1 >= len(self.known):
+                    # Every solution has at least depth + 1 moves: the known one is shortest.
+                    return self.finish(SOLVED, self.known)
+                room = budget.room_states() // self.n_actions      # a state has at most n_actions children
+                if room == 0:
+                    return self.finish(LIMIT_STATES) if budget.state_cap >= budget.max_states else None
+                stop = min(self.head + CHUNK, self.layer_end, self.head + room)
                 stats.peak_frontier = max(stats.peak_frontier, len(store) - self.head)
                 won = self.batches.expand(self.head, stop)
                 if won is not None:
@@ -489,15 +502,11 @@ class _BreadthFirst:
                     stats.depth = len(path)
                     return self.finish(SOLVED, path)
                 self.head = stop
-                if len(store) >= self.max_states:
-                    return self.finish(LIMIT_STATES)
-                if pause_at is not None and len(store) >= pause_at:
-                    return None
-                if pause_bytes is not None and store.memory_bytes >= pause_bytes:
+                if budget.byte_share_spent():
                     return None
                 now = time.perf_counter()
                 if until is not None and now >= until:
-                    return self.finish(LIMIT_TIME) if until == final else None
+                    return self.finish(LIMIT_TIME) if final is not None and until >= final else None
                 if self.progress is not None and now >= self.next_report:
                     stats.unique = len(store)
                     stats.generated, stats.expanded, stats.dead_ends, stats.illegal = self.batches.counters()

@@ -9,7 +9,8 @@ import os
 import statistics
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Set, Tuple
+from collections import Counter
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .. import render
 from ..errors import BabaError
@@ -18,6 +19,7 @@ from ..judge import Judge
 from ..level import Level
 from ..notation import Action, to_keke
 from ..rulesets import DEFAULT_RULES
+from ..schedule import SCHEDULE
 from ..status import LIMITS, Status
 from .memory import peak_rss_mb
 from .replaying import FrameStream
@@ -174,6 +176,8 @@ class Summary:
     judged: int = 0                       # solutions replayed in the judge (--judge)
     judge_accepted: int = 0
     judge_rejected_ids: List[str] = field(default_factory=list)
+    found_by: Dict[str, int] = field(default_factory=dict)    # phase -> solutions it found
+    proved_by: Dict[str, int] = field(default_factory=dict)   # phase -> proofs it made (shortest, unsolvable)
     wall_time: Optional[float] = None
     completed: bool = True
 
@@ -236,6 +240,13 @@ def _why(outcome: LevelOutcome) -> str:
     if outcome.status == Status.WRONG:
         return "solution failed to replay"
     return f"{outcome.status}: {outcome.note}" if outcome.note else str(outcome.status)
+
+
+def _phase_counts(phases: Iterable[Optional[str]]) -> Dict[str, int]:
+    """How often each phase is named, in the schedule's order."""
+    counts = Counter(p for p in phases if p is not None)
+    order = {phase.name: k for k, phase in enumerate(SCHEDULE)}
+    return {p: counts[p] for p in sorted(counts, key=lambda p: (order.get(p, len(order)), p))}
 
 
 def summarize(
@@ -308,6 +319,8 @@ def summarize(
         judged=sum(1 for o in outcomes if o.judge is not None),
         judge_accepted=sum(1 for o in outcomes if o.judge == "accepted"),
         judge_rejected_ids=[o.id for o in outcomes if o.judge is not None and o.judge != "accepted"],
+        found_by=_phase_counts(o.found_by for o in solved),
+        proved_by=_phase_counts(o.proved_by for o in outcomes),
         wall_time=wall_time,
         completed=completed,
     )
@@ -328,6 +341,8 @@ def _level_entry(o: LevelOutcome) -> Dict[str, Any]:
         "proven_shortest": o.proven_shortest,
         "lower_bound": o.lower_bound,
         "limit": o.limit,
+        "found_by": o.found_by,
+        "proved_by": o.proved_by,
         "verified": o.verified,
         "judge": o.judge,
         "reference_moves": o.reference_moves,

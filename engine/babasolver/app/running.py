@@ -69,6 +69,8 @@ class LevelOutcome:
     proven_shortest: bool = False             # no solution has fewer moves (or: proven unsolvable)
     lower_bound: Optional[int] = None         # every solution has at least this many moves
     limit: Optional[str] = None               # the limit that stopped breadth-first search
+    found_by: Optional[str] = None            # the phase of the search that found the solution
+    proved_by: Optional[str] = None           # the phase that proved it shortest, or the level unsolvable
     reference_wins: Optional[bool] = None     # the set's stored solution wins (None: no reference)
     judge: Optional[str] = None               # "accepted" or "rejected: why" with a judge
     name: str = ""                            # the level's name
@@ -157,6 +159,7 @@ def run_level(
     outcome.status = Status(result.status)
     outcome.proven_shortest, outcome.lower_bound, outcome.limit = (
         result.proven_shortest, result.lower_bound, result.limit)
+    outcome.found_by, outcome.proved_by = result.found_by, result.proved_by
     outcome.reference_wins = _reference_wins(task)
     outcome.expanded, outcome.generated, outcome.unique = stats.expanded, stats.generated, stats.unique
     outcome.dead_ends, outcome.depth, outcome.peak_frontier = stats.dead_ends, stats.depth, stats.peak_frontier

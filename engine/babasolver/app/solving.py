@@ -10,7 +10,7 @@ from typing import Callable, Optional, Tuple
 from .. import tiles
 from ..errors import BabaError
 from ..files import check_output, write_atomic
-from ..game import replay
+from ..game import ending, replay
 from ..level import Level
 from ..notation import to_arrows
 from .. import solver
@@ -58,12 +58,13 @@ def why_not_a_win(level: Level, solution: list) -> Optional[str]:
     """None when `solution` wins `level` exactly on its last move, else why not."""
     result = replay(level, solution)
     n = len(solution)
+    end = ending(result.won_at, result.illegal_at)
     if result.illegal_at is not None:
-        return f"the solution found ({n} moves) breaks at turn {result.illegal_at} on replay: {result.illegal}"
+        return f"the solution found ({n} moves) {end} on replay: {result.illegal}"
     if result.won_at is None:
         return f"the solution found ({n} moves) does not win on replay"
     if result.won_at != n:
-        return f"the solution found ({n} moves) wins already on move {result.won_at} on replay"
+        return f"the solution found ({n} moves) {end} on replay, before its last move"
     return None
 
 
@@ -100,6 +101,7 @@ def solve_level(
         problem = why_not_a_win(level, result.solution)
         if problem is not None:
             result.status, result.note = Status.WRONG, problem
+            result.proven_shortest, result.proved_by = False, None     # a wrong solution proves nothing
         elif folder is not None:
             write_atomic(solution_path(folder), (to_arrows(result.solution) + "\n").encode("utf-8"))
     elif result.status == Status.INTERRUPTED and result.solution is not None:

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from typing import List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..app.report import LONG_SEARCH, SCALING_POINTS, ScalingRow, Summary
 from ..app.running import PROGRESS_EVERY, LevelOutcome
@@ -71,6 +71,11 @@ def _id_list(ids: Sequence[str], limit: int = 20) -> str:
     return shown + (f", ... ({len(ids)} in all)" if len(ids) > limit else "")
 
 
+def _counts(counts: Dict[str, int]) -> str:
+    """'satisfice 12, prove 3'; '-' for none."""
+    return ", ".join(f"{name} {n}" for name, n in counts.items()) or "-"
+
+
 def format_summary(s: Summary, title: str = "summary") -> str:
     """The summary as aligned 'label  value' lines."""
     lc = s.limit_counts
@@ -83,6 +88,7 @@ def format_summary(s: Summary, title: str = "summary") -> str:
          + (f" (quality: {s.quality_not_longer} of {s.quality_levels} no longer than the stored"
             f" solution, mean length ratio {s.quality_ratio:.2f})" if s.quality_ratio is not None else "")),
         ("proven unsolvable", f"{s.unsolvable}"),
+        ("found by / proved by", f"{_counts(s.found_by)} / {_counts(s.proved_by)}"),
         ("limit reached", f"{s.limits} (state {lc[Status.STATE_LIMIT]}, time {lc[Status.TIME_LIMIT]}, "
                           f"memory {lc[Status.MEMORY_LIMIT]}, interrupted {lc[Status.INTERRUPTED]})"),
     ]

@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             "illegal": None if result.illegal_at is None else {"turn": result.illegal_at, "reason": result.illegal},
             "judge": None if verdict is None else {
                 "accepted": verdict.accepts(n), "verdict": verdict.describe(n),
-                "win_step": verdict.won_at, "defect_step": verdict.defect_at,
+                "win_step": verdict.won_at, "illegal_step": verdict.illegal_at,
             },
         })
     else:

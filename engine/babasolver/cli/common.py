@@ -83,7 +83,7 @@ def add_limit_arguments(parser: argparse.ArgumentParser, many_default: bool) -> 
                              f" --memory; at most the store's {limits.STORE_CAPACITY:_})")
     parser.add_argument("--memory", type=search_gigabytes, default=None, metavar="GB",
                         help="stop once the searches' visited states hold GB gigabytes, before the"
-                             f" system runs out (default: {limits.SEARCH_MEMORY_SHARE:.0%} of the memory"
+                             f" system runs out (default: {limits.SEARCH_MEMORY_SHARE * 100:.0f}%% of the memory"
                              " available when the search starts, or of a bench worker's --memory-limit;"
                              f" from {limits.MIN_SEARCH_GB:g} to the machine's memory)")
 

@@ -122,6 +122,16 @@ def _progress_text(stats: SearchStats) -> str:
             f"{count(int(stats.states_per_second))} states/s  {stats.elapsed:.1f} s")
 
 
+def _phases(result: SearchResult) -> List[Tuple[str, str]]:
+    """Which phase of the search found the solution, and which proved it."""
+    rows = []
+    if result.found_by is not None and result.solution is not None and result.status == Status.SOLVED:
+        rows.append(("found by", result.found_by))
+    if result.proved_by is not None:
+        rows.append(("proved by", result.proved_by))
+    return rows
+
+
 def _best_so_far(result: SearchResult) -> Optional[Sequence[Action]]:
     """The solution of a search stopped by Ctrl-C, if it had found one."""
     return result.solution if result.status == Status.INTERRUPTED else None
@@ -171,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
             "level": level.name, "rule_set": level.rules, "status": result.status,
             "proven_shortest": result.proven_shortest,
             "lower_bound": result.lower_bound, "limit": result.limit,
+            "found_by": result.found_by, "proved_by": result.proved_by,
             "solution": solution_json(result.solution if result.status != Status.INTERRUPTED else None),
             "best_so_far": solution_json(_best_so_far(result)), "stats": stats_json(result.stats),
             **({"error": result.note} if result.status == Status.ERROR else {}),
@@ -187,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
             rows.append(("written", str(written)))
     else:
         rows.append(("solution", "none"))
+    rows += _phases(result)
     stats = result.stats
     rows += [("expanded", count(stats.expanded)), ("generated", count(stats.generated)),
              ("unique", count(stats.unique)), ("dead ends", count(stats.dead_ends)),
@@ -217,6 +229,7 @@ def _record(o: LevelOutcome) -> Dict[str, Any]:
     return {
         "id": o.id, "level": o.name or None, "rule_set": o.rules, "status": o.status,
         "proven_shortest": o.proven_shortest, "lower_bound": o.lower_bound, "limit": o.limit,
+        "found_by": o.found_by, "proved_by": o.proved_by,
         "solution": solution_json(o.solution if o.solved else None),
         "best_so_far": solution_json(o.solution if o.status == Status.INTERRUPTED else None),
         "stats": None if o.status == Status.ERROR else {

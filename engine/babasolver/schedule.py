@@ -1,0 +1,243 @@
+"""The budget of mode "both", declared once: its phases, their shares of
+the time and of the states, and what moves the solver from one to the next;
+and the `Budget` that hands the shares out and holds every store of every
+search to one total.
+
+The phases, in order (`SCHEDULE`):
+
+=============  ============  ==============  =======================================================
+phase          time share    state share     moves on
+=============  ============  ==============  =======================================================
+breadth-first  0.1 of the    0.1 of the      a solution, or every state seen (unsolvable): done;
+               budget,       states and      else, at its time, states or bytes: satisfice
+               at most 1 s   bytes
+satisfice      0.8 of the    0.8 of what     a solution: improve; a greedy search saw every state:
+               budget        breadth-first   unsolvable, done; else, at its time or states:
+                             leaves          prove, with no solution to prove
+improve        0.3 of the    all             at its time: prove
+               time left
+prove          all of the    all             a shorter solution, or the solution's depth reached
+               time left                     without a win (proven shortest): done; else, at its
+               (0.15: no                     time or states: improve more. With no solution
+               proof in                      found it runs to the deadline.
+               sight)
+improve more   all of the    all             at its time: shorten
+               time left
+shorten        0.1 of the    what is left    at the deadline: done
+               budget, kept
+               back
+=============  ============  ==============  =======================================================
+
+"The time left" is what remains before the shortening reserve when the
+phase starts, so the shares never add up to more than the budget:
+breadth-first, satisfice and shorten take 0.1 + 0.8 + 0.1 of it, and the
+three phases after the first solution divide what the first two left. A
+proof is in sight when the solution is at most PROOF_GAP moves deeper than
+breadth-first search has reached, and breadth-first search, its layers
+growing as the last one did, would store LAYERS_AHEAD more of them within
+SIGHT_SHARE of the time left.
+
+Every phase's searches, with the stores the earlier phases left, hold at
+most `max_states` states and `memory` bytes together, at every moment: a
+search is granted room before each batch for the most states (and bytes)
+the batch can add, and the grants of searches running side by side are
+held back from each other (`Budget.grant`).
+"""
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, List, Optional, Protocol, Tuple
+
+__all__ = ["Phase", "SCHEDULE", "FIRST_BFS", "SATISFICE", "IMPROVE", "PROVE", "IMPROVE_MORE", "SHORTEN",
+           "BUDGET", "LEFT", "PROOF_GAP", "LAYERS_AHEAD", "SIGHT_SHARE", "Budget", "Grant", "proof_in_sight"]
+
+#: What a phase's time share is a share of.
+BUDGET = "budget"          # the whole timeout
+LEFT = "left"              # the time left before the shortening reserve when the phase starts
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One phase of mode "both"."""
+
+    name: str
+    time_share: float               # of `of`
+    of: str                         # BUDGET or LEFT
+    state_share: float              # of the states and bytes the stores of earlier phases leave
+    moves_on: str                   # when the phase ends, and what comes next
+    max_seconds: Optional[float] = None   # at most this long (without a timeout too)
+    share_without_proof: Optional[float] = None   # the time share when no proof is in sight
+    reserved: bool = False          # kept back at the end of the budget
+
+
+FIRST_BFS = Phase(
+    "breadth-first", 0.1, BUDGET, 0.1, max_seconds=1.0,
+    # Breadth-first search proves what it can prove in 10 s almost always
+    # within its first second (on full_biy, 3 levels of 158 took longer, none
+    # over 5 s), so the satisficing searches can have most of the rest.
+    moves_on="a solution, or every state seen: done; its time, states or bytes: satisfice")
+SATISFICE = Phase(
+    "satisfice", 0.8, BUDGET, 0.8,
+    moves_on="a solution: improve; a greedy search saw every state: unsolvable; "
+             "its time or states: prove, with no solution")
+IMPROVE = Phase(
+    # The narrowest beams: cheap, and a shorter solution is easier to prove.
+    "improve", 0.3, LEFT, 1.0, moves_on="its time: prove")
+PROVE = Phase(
+    # The levels full_biy proves after the first second had a solution at
+    # most 7 moves deeper than breadth-first search had reached by then,
+    # and it found the shortest within 3 layers. With a proof in sight it
+    # has all the time left: on a busy machine, level 120 (bound 27, a
+    # solution of 32 at depth 23 or 24) was proven on 5 of 9 runs with half
+    # of it, on 7 of 7 with all; the beams after it had improved none of
+    # the levels with a proof in sight (66, 119, 120) anyway.
+    "prove", 1.0, LEFT, 1.0, share_without_proof=0.15,
+    moves_on="a shorter solution, or the solution's depth reached: done; its time or states: improve more")
+IMPROVE_MORE = Phase("improve more", 1.0, LEFT, 1.0, moves_on="its time: shorten")
+SHORTEN = Phase("shorten", 0.1, BUDGET, 1.0, reserved=True, moves_on="the deadline: done")
+
+SCHEDULE: Tuple[Phase, ...] = (FIRST_BFS, SATISFICE, IMPROVE, PROVE, IMPROVE_MORE, SHORTEN)
+
+#: A proof is in sight when the solution is at most this many moves deeper
+#: than breadth-first search has reached ...
+PROOF_GAP = 10
+#: ... and this many more layers would be stored ...
+LAYERS_AHEAD = 2
+#: ... within this share of the time left.
+SIGHT_SHARE = 0.5
+
+
+class Holder(Protocol):
+    """What the budget needs of a search: the states and bytes its stores hold."""
+
+    @property
+    def live_states(self) -> int: ...
+
+    @property
+    def memory_bytes(self) -> int: ...
+
+
+@dataclass
+class Grant:
+    """Room for one batch of one search: at most `states` more states, and
+    `bytes` more bytes in its store (with a memory limit)."""
+
+    states: int
+    bytes: int
+
+
+class Budget:
+    """The time, states and bytes of one solve, shared by its searches.
+
+    `holders` are the searches whose stores count (each with
+    `live_states` and `memory_bytes`). A search asks for a `grant` before
+    each batch; grants not yet returned count as held, so searches that
+    run side by side never take the same room twice."""
+
+    def __init__(self, timeout: Optional[float], max_states: int, memory: Optional[int] = None,
+                 started: Optional[float] = None) -> None:
+        self.timeout = timeout
+        self.max_states = max_states
+        self.memory = memory
+        self.started = time.perf_counter() if started is None else started
+        self.deadline = None if timeout is None else self.started + timeout
+        self.holders: List[Holder] = []
+        self._lock = threading.Lock()
+        self._granted_states = 0
+        self._granted_bytes = 0
+        # The caps of the phase under way (shares of what the others leave).
+        self.state_cap = max_states
+        self.byte_cap = memory
+
+    # -- time
+
+    @property
+    def reserve_start(self) -> Optional[float]:
+        """When the shortening reserve begins (None: no timeout)."""
+        if self.deadline is None or self.timeout is None:
+            return None
+        return self.deadline - SHORTEN.time_share * self.timeout
+
+    def seconds(self, phase: Phase, share: Optional[float] = None, now: Optional[float] = None) -> Optional[float]:
+        """The seconds `phase` may take from `now` (None: no end)."""
+        now = time.perf_counter() if now is None else now
+        share = phase.time_share if share is None else share
+        if self.timeout is None:
+            return phase.max_seconds
+        end = self.deadline if phase.reserved else self.reserve_start
+        assert end is not None
+        left = max(0.0, end - now)
+        seconds = share * (self.timeout if phase.of == BUDGET else left)
+        if phase.max_seconds is not None:
+            seconds = min(seconds, phase.max_seconds)
+        return min(seconds, left)
+
+    def until(self, phase: Phase, share: Optional[float] = None) -> Optional[float]:
+        """When `phase` started now must end (None: no end)."""
+        now = time.perf_counter()
+        seconds = self.seconds(phase, share, now)
+        return None if seconds is None else now + seconds
+
+    # -- states and bytes
+
+    def held_states(self) -> int:
+        return sum(h.live_states for h in self.holders)
+
+    def held_bytes(self) -> int:
+        return sum(h.memory_bytes for h in self.holders)
+
+    def enter(self, phase: Phase, own: Optional[Holder] = None) -> None:
+        """Caps for `phase`: its share of what the stores of the others
+        (all but `own`, the search that goes on into the phase) leave."""
+        others = [h for h in self.holders if h is not own]
+        held = sum(h.live_states for h in others)
+        self.state_cap = held + int(phase.state_share * (self.max_states - held))
+        if self.memory is not None:
+            held_bytes = sum(h.memory_bytes for h in others)
+            self.byte_cap = held_bytes + int(phase.state_share * (self.memory - held_bytes))
+
+    def room_states(self) -> int:
+        """States the phase's searches may still add."""
+        return max(0, self.state_cap - self.held_states() - self._granted_states)
+
+    def room_bytes(self) -> Optional[int]:
+        """Bytes the stores may still grow by (None: no limit)."""
+        if self.memory is None or self.byte_cap is None:
+            return None
+        return max(0, min(self.byte_cap, self.memory) - self.held_bytes() - self._granted_bytes)
+
+    def byte_share_spent(self) -> bool:
+        """The phase's share of the bytes, short of the memory limit, is held."""
+        return (self.memory is not None and self.byte_cap is not None and self.byte_cap < self.memory
+                and self.room_bytes() == 0)
+
+    def grant(self, states: int, sharers: int = 1) -> Grant:
+        """Room for a batch that can add at most `states` states, shared
+        with `sharers - 1` other searches running beside it; returned with
+        `give_back`."""
+        with self._lock:
+            room = self.room_states() // max(1, sharers)
+            granted = Grant(min(states, room), 0)
+            room_bytes = self.room_bytes()
+            if room_bytes is not None:
+                granted.bytes = room_bytes // max(1, sharers)
+            self._granted_states += granted.states
+            self._granted_bytes += granted.bytes
+            return granted
+
+    def give_back(self, granted: Grant) -> None:
+        """The batch is done: what it added is held by its store now."""
+        with self._lock:
+            self._granted_states -= granted.states
+            self._granted_bytes -= granted.bytes
+
+
+def proof_in_sight(solution_moves: int, depth: int, seconds_to_reach: Callable[[int], float],
+                   seconds: float) -> bool:
+    """Whether breadth-first search, at `depth`, can likely prove a solution
+    of `solution_moves` within `seconds` (see the module's doc)."""
+    if solution_moves - 1 - depth > PROOF_GAP:
+        return False
+    return seconds_to_reach(min(solution_moves - 1, depth + LAYERS_AHEAD)) <= seconds
