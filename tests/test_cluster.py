@@ -188,6 +188,7 @@ def test_cluster_search_proves_what_one_process_proves(ray_session, full_biy):
         assert alone.status in (Status.SOLVED, Status.UNSOLVABLE), rows[-1]
         assert split.status == alone.status, rows[-1]
         assert split.proven_shortest and split.lower_bound == alone.lower_bound, rows[-1]
+        assert (split.found_by, split.proved_by) == (alone.found_by, alone.proved_by), rows[-1]
         if alone.status == Status.SOLVED:
             assert len(split.solution) == len(alone.solution), rows[-1]
             assert why_not_a_win(level, split.solution) is None, rows[-1]

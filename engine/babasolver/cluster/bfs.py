@@ -28,6 +28,7 @@ from ..errors import BabaError
 from ..level import Level
 from ..notation import Action
 from ..solver import INITIAL_TABLE_STATES, TABLE_BYTES_PER_STATE, SearchResult
+from ..schedule import FIRST_BFS
 from ..status import Status
 from . import one_line, require_ray
 from .actor import Expanded, PartWorker, Stored
@@ -96,8 +97,12 @@ class _Search:
         # Every state of the layer being expanded was generated without a win.
         bound = len(path) if path is not None else stats.depth + 1
         limit = status if status.is_limit else None
-        return SearchResult(status, solution, stats, proven_shortest=status in (Status.SOLVED, Status.UNSOLVABLE),
-                            lower_bound=bound, limit=limit, note=note)
+        proven = status in (Status.SOLVED, Status.UNSOLVABLE)
+        # One phase, as `--mode shortest` has: breadth-first search.
+        return SearchResult(status, solution, stats, proven_shortest=proven,
+                            lower_bound=bound, limit=limit, note=note,
+                            found_by=FIRST_BFS.name if solution is not None else None,
+                            proved_by=FIRST_BFS.name if proven else None)
 
     def count(self, expanded: Sequence[Expanded], stored: Sequence[Stored]) -> None:
         stats = self.stats
