@@ -3,6 +3,7 @@ with the lower bound breadth-first search reached, as at the time limit;
 by default the budget is drawn from the memory the machine has."""
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 from pathlib import Path
@@ -37,6 +38,21 @@ def test_breadth_first_search_stops_at_the_memory_limit_with_its_bound(level01):
     assert 1 < result.lower_bound <= 20 and result.lower_bound == result.stats.depth + 1
     unlimited = solver.solve(read_folder(level01), mode="shortest", threads=1, max_states=result.stats.unique)
     assert unlimited.lower_bound >= result.lower_bound      # the same search, stopped by states instead
+
+
+@pytest.mark.parametrize("mode", ["shortest", "both"])
+def test_a_finished_search_gives_its_store_back_at_once(level01, mode):
+    # A bench runs levels one after another in one process: the next level's
+    # default memory limit is a share of what is available then, so a
+    # finished search must not wait for the cycle collector to free its store.
+    gc.collect()
+    gc.disable()
+    try:
+        solver.solve(read_folder(level01), mode=mode, threads=1, memory=int(SMALL_GB * 2**30))
+        left = [o for o in gc.get_objects() if isinstance(o, solver._BreadthFirst)]
+    finally:
+        gc.enable()
+    assert left == []
 
 
 def test_solve_reports_the_memory_limit_and_writes_nothing(capsys, level01):

@@ -435,7 +435,14 @@ class _BreadthFirst:
         return self.store.memory_bytes
 
     def close(self) -> None:
+        """Stop its threads and leave the budget. The budget lists this
+        search and this search holds the budget: left in that cycle, its
+        store (gigabytes) would wait for the cycle collector, and a bench
+        running levels in one process would start the next level with that
+        much less memory."""
         self.batches.close()
+        if self in self.budget.holders:
+            self.budget.holders.remove(self)
 
     def finish(self, status: str, moves: Optional[list[int]] = None) -> SearchResult:
         solution = None if moves is None else [Action(a) for a in moves]
