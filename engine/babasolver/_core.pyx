@@ -286,11 +286,7 @@ cdef class Expander(Counted):
 
     def add_root(self):
         """Store the level's initial state as state 0."""
-        cdef bytearray out = bytearray(self.work.max_record + ARENA_SLACK)
-        cdef int length
-        self.work.set_root()
-        length = self.work.pack(<uint8_t*><char*>out)
-        return self.store.add(bytes(out[:length]))
+        return self.store.add(root_record(self))
 
     def root_is_dead(self):
         """True when the level as loaded has no YOU and no MOVE object."""

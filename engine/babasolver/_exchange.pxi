@@ -4,7 +4,6 @@
 # `generate` by the part that owns them; one call inserts a batch received
 # from the other workers. Included by _core.pyx, after Expander.
 from cpython.bytes cimport PyBytes_FromStringAndSize, PyBytes_AS_STRING
-from libc.stdlib cimport calloc
 
 # The owner comes from hash bits the store does not file by: above the
 # table's slot index (at most 35 bits at 2**34 states) and below its tag
@@ -56,30 +55,30 @@ def take_generated(Expander expander, size_t parts, size_t part):
     as uint8. The children keep their order within a packet."""
     cdef size_t n = expander.out_count
     cdef size_t i, k, length, largest
-    cdef size_t* counts
-    cdef size_t* sizes
+    cdef size_t* counts = NULL
+    cdef size_t* sizes = NULL
+    cdef uint8_t** records_at = NULL
+    cdef uint32_t** starts_at = NULL
+    cdef uint64_t** hashes_at = NULL
+    cdef uint64_t** parents_at = NULL
+    cdef uint8_t** actions_at = NULL
     cdef list packets = []
-    cdef list pointers = []
     if not 1 <= parts <= MAX_PARTS or part >= parts:
         raise ValueError(f"part {part} of {parts} parts: parts must be 1..{MAX_PARTS}, part 0..parts - 1")
     # Parents grow along the list: the last is the largest.
     largest = expander.out_parent[n - 1] if n else 0
     if n and largest >= (NO_PARENT - part) // parts:
         raise MemoryError(f"state {largest:,} of part {part} has no global id below 2**37 among {parts} parts")
-    counts = <size_t*>calloc(parts, sizeof(size_t))
-    sizes = <size_t*>calloc(parts, sizeof(size_t))
-    if not counts or not sizes:
-        free(counts)
-        free(sizes)
-        raise MemoryError()
-    cdef uint8_t** records_at = <uint8_t**>calloc(parts, sizeof(uint8_t*))
-    cdef uint32_t** starts_at = <uint32_t**>calloc(parts, sizeof(uint32_t*))
-    cdef uint64_t** hashes_at = <uint64_t**>calloc(parts, sizeof(uint64_t*))
-    cdef uint64_t** parents_at = <uint64_t**>calloc(parts, sizeof(uint64_t*))
-    cdef uint8_t** actions_at = <uint8_t**>calloc(parts, sizeof(uint8_t*))
     try:
-        if not (records_at and starts_at and hashes_at and parents_at and actions_at):
-            raise MemoryError()
+        safe_realloc(&counts, parts)
+        safe_realloc(&sizes, parts)
+        safe_realloc(&records_at, parts)
+        safe_realloc(&starts_at, parts)
+        safe_realloc(&hashes_at, parts)
+        safe_realloc(&parents_at, parts)
+        safe_realloc(&actions_at, parts)
+        memset(counts, 0, parts * sizeof(size_t))
+        memset(sizes, 0, parts * sizeof(size_t))
         with nogil:
             for i in range(n):
                 k = owner_of(expander.out_hash[i], parts)

@@ -17,6 +17,9 @@ ctypedef fused realloc_ptr:
     (uint64_t*)
     (size_t*)
     (Queued*)
+    (uint8_t**)
+    (uint32_t**)
+    (uint64_t**)
 
 
 cdef inline int safe_realloc(realloc_ptr* p, size_t nelems) except -1 nogil:
