@@ -182,20 +182,19 @@ class Budget:
 
     # -- states and bytes
 
-    def held_states(self) -> int:
-        return sum(h.live_states for h in self.holders)
+    def held_states(self, without: Optional[Holder] = None) -> int:
+        return sum(h.live_states for h in self.holders if h is not without)
 
-    def held_bytes(self) -> int:
-        return sum(h.memory_bytes for h in self.holders)
+    def held_bytes(self, without: Optional[Holder] = None) -> int:
+        return sum(h.memory_bytes for h in self.holders if h is not without)
 
     def enter(self, phase: Phase, own: Optional[Holder] = None) -> None:
         """Caps for `phase`: its share of what the stores of the others
         (all but `own`, the search that goes on into the phase) leave."""
-        others = [h for h in self.holders if h is not own]
-        held = sum(h.live_states for h in others)
+        held = self.held_states(without=own)
         self.state_cap = held + int(phase.state_share * (self.max_states - held))
         if self.memory is not None:
-            held_bytes = sum(h.memory_bytes for h in others)
+            held_bytes = self.held_bytes(without=own)
             self.byte_cap = held_bytes + int(phase.state_share * (self.memory - held_bytes))
 
     def room_states(self) -> int:
