@@ -186,7 +186,8 @@ cdef class CoreSimulation:
 
     def unpack(self, bytes record):
         """Replace the position by a packed state."""
-        if self.work.load(record, len(record), False) < 0:
+        cdef bytearray padded = bytearray(record) + bytearray(ARENA_SLACK)
+        if self.work.load(<uint8_t*><char*>padded, len(record), False) < 0:
             raise ValueError("not a packed state of this level")
         self.won = False
         self.illegal = None

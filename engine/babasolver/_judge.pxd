@@ -113,6 +113,19 @@ ctypedef struct Lists:
     int count[N_LISTS]
     int* items[N_LISTS]
 
+ctypedef struct Entries:
+    # A record's map-thing entries (_judge_record.pxi) as read: each entry's
+    # thing and value, ascending by thing, and where its bits start in
+    # `data`, the entries' bytes (bit[n] is where the last one ends). A
+    # child's record copies the runs of its parent's entries that a turn
+    # left alone, bits and all, rather than encode them again.
+    int n
+    int* thing
+    uint32_t* value
+    int* bit
+    uint8_t* data           # ARENA_SLACK spare bytes at its end, for whole-word reads
+    bint known              # these are the entries of the current position
+
 ctypedef struct UndoLog:
     # What a turn changed, newest last, to put the parent back.
     int n
@@ -176,14 +189,11 @@ cdef class JudgeWorkspace(Workspace):
     cdef Turn turn
     cdef UndoLog log
     cdef Props scanned              # scratch: a fresh scan
-    cdef int* diffs                 # map things that differ from the root in `saved`
-    cdef uint32_t* diff_values      # ... and their values there
-    cdef int n_diffs
+    cdef Entries entries            # the map things that differ from the root in `saved`
+    cdef Entries incoming           # load_near: the next state's
     cdef int* touched
     cdef uint8_t* mark
     cdef uint8_t* surprise          # decoding: each thing's unexpected-hidden bit
-    cdef int* new_diffs             # load_near: the next state's entries
-    cdef uint32_t* new_values
     cdef uint32_t* changed_values
     cdef int* old_cells
 

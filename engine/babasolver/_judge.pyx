@@ -6,7 +6,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
 from libc.string cimport memcpy, memset, memcmp
 
 from babasolver._ruleset cimport (
-    CoreLevel, Pool, Workspace, N_DIRECTIONS, WAIT, N_ACTIONS, TURN_CHANGED, TURN_WON, TURN_DEAD,
+    CoreLevel, Pool, Workspace, N_DIRECTIONS, WAIT, N_ACTIONS, ARENA_SLACK, TURN_CHANGED, TURN_WON, TURN_DEAD,
     TURN_ILLEGAL, GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS,
 )
 from babasolver._tiles cimport *
@@ -200,6 +200,16 @@ cdef void copy_position(const Geometry* geo, Position* dst, const Position* src)
     memcpy(dst.ever, src.ever, sizeof(src.ever))
 
 
+cdef int alloc_entries(Pool mem, const Geometry* geo, int max_record, Entries* e) except -1:
+    e.thing = <int*>mem.alloc(geo.n_base + 1, sizeof(int))
+    e.value = <uint32_t*>mem.alloc(geo.n_base + 1, sizeof(uint32_t))
+    e.bit = <int*>mem.alloc(geo.n_base + 2, sizeof(int))
+    e.data = <uint8_t*>mem.alloc(max_record + ARENA_SLACK, 1)
+    e.n = 0
+    e.known = False
+    return 0
+
+
 cdef void copy_lists(Lists* dst, const Lists* src) noexcept nogil:
     cdef int which
     for which in range(N_LISTS):
@@ -265,17 +275,15 @@ cdef class JudgeWorkspace(Workspace):
         self.log.where = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
         self.log.before = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
         self.log.kind = <uint8_t*>mem.alloc(self.log.capacity, 1)
-        self.diffs = <int*>mem.alloc(geo.n_base + 1, sizeof(int))
-        self.diff_values = <uint32_t*>mem.alloc(geo.n_base + 1, sizeof(uint32_t))
         self.touched = <int*>mem.alloc(2 * self.log.capacity + 1, sizeof(int))
         self.mark = <uint8_t*>mem.alloc(n, 1)
         self.surprise = <uint8_t*>mem.alloc(n, 1)
-        self.new_diffs = <int*>mem.alloc(geo.n_base + 1, sizeof(int))
-        self.new_values = <uint32_t*>mem.alloc(geo.n_base + 1, sizeof(uint32_t))
         self.changed_values = <uint32_t*>mem.alloc(2 * geo.n_base + 1, sizeof(uint32_t))
         self.old_cells = <int*>mem.alloc(2 * geo.n_base + 1, sizeof(int))
         # Varints of at most 3 bytes hold tiles and counts, 5 bytes values.
         self.max_record = 16 + 3 * geo.n_kinds + 8 * n + 6 * MAX_RULES + 10 * geo.n_base
+        alloc_entries(mem, geo, self.max_record, &self.entries)
+        alloc_entries(mem, geo, self.max_record, &self.incoming)
         # A map thing's tile never changes (a transformation makes a new object).
         memcpy(self.pos.tile, geo.base_tile, geo.n_base * sizeof(uint16_t))
         memcpy(self.saved.tile, geo.base_tile, geo.n_base * sizeof(uint16_t))
@@ -299,7 +307,9 @@ cdef class JudgeWorkspace(Workspace):
         self.set_root_unread()
         self.record_flags = self.level.root_flags
         self.turn.fast = False
-        self.n_diffs = 0
+        self.entries.n = 0              # the root differs from itself nowhere
+        self.entries.bit[0] = 0
+        self.entries.known = True
         self.log.n = 0
 
     cdef int load(self, const uint8_t* record, int length, bint near) noexcept nogil:
@@ -317,7 +327,7 @@ cdef class JudgeWorkspace(Workspace):
         """Decode a record into `pos`, with its rules and lists; -1 if invalid."""
         cdef const Geometry* geo = &self.level.geo
         if decode_record(geo, record, length, &self.pos, &self.props, &self.record_flags,
-                         self.diffs, self.diff_values, &self.n_diffs, self.surprise) < 0:
+                         &self.entries, self.surprise) < 0:
             return -1
         if not self.record_flags & RECORD_RULES:
             scan_rules(geo, &self.pos, &self.props)     # reads only texts' slots
@@ -333,11 +343,13 @@ cdef class JudgeWorkspace(Workspace):
         changed rules), -1 for bytes that are not a record."""
         cdef const Geometry* geo = &self.level.geo
         cdef Position* pos = &self.pos
+        cdef Entries* now = &self.entries
+        cdef Entries* new = &self.incoming
+        cdef Entries spare
         cdef uint32_t meta, count, value, old
-        cdef int at, n = 0, i = -1, a = 0, b = 0, thing, changed = 0, k, cell
-        cdef BitReader bits
+        cdef int at, a = 0, b = 0, thing, changed = 0, k, cell
         cdef bint lists_stale = False
-        if self.record_flags & RECORD_RULES or pos.n_things != geo.n_base:
+        if self.record_flags & RECORD_RULES or pos.n_things != geo.n_base or not now.known:
             return 1
         at = read_meta(geo, record, length, pos, &meta)
         if at < 0:
@@ -350,33 +362,31 @@ cdef class JudgeWorkspace(Workspace):
                 return -1
             if count:
                 return 1
-        open_bits(&bits, record, at, length)
-        while more_entries(&bits):
-            if read_entry(geo, &bits, &i, &value) < 0:
-                return -1
-            self.new_diffs[n] = i
-            self.new_values[n] = value
-            n += 1
-        if not bits_done(&bits):
+        if read_entries(geo, record, at, length, new) < 0:
             return -1
         # The things whose values differ between the two states.
-        while a < self.n_diffs or b < n:
-            if b >= n or (a < self.n_diffs and self.diffs[a] < self.new_diffs[b]):
-                thing = self.diffs[a]
+        while a < now.n or b < new.n:
+            # `now` holds the values of `pos` (the parent, restored).
+            if b >= new.n or (a < now.n and now.thing[a] < new.thing[b]):
+                thing = now.thing[a]
+                old = now.value[a]
                 value = geo.root_value[thing]
                 a += 1
             else:
-                thing = self.new_diffs[b]
-                value = self.new_values[b]
-                if a < self.n_diffs and self.diffs[a] == thing:
+                thing = new.thing[b]
+                value = new.value[b]
+                old = geo.root_value[thing]
+                if a < now.n and now.thing[a] == thing:
+                    old = now.value[a]
                     a += 1
                 b += 1
-            old = thing_value(geo, pos, &self.props, thing)
             if old != value:
                 self.touched[changed] = thing
                 self.changed_values[changed] = value
                 self.old_cells[changed] = pos.cell[thing] if old else -1
                 changed += 1
+        # From here on `pos` is the new state's, or load() decodes it whole.
+        now.known = False
         for k in range(changed):
             thing = self.touched[k]
             if self.old_cells[k] >= 0 and pos.slot[self.old_cells[k]] == thing:
@@ -401,9 +411,9 @@ cdef class JudgeWorkspace(Workspace):
         if lists_stale:
             build_lists(geo, pos, &self.props, &self.lists)
         self.record_flags = meta & 3
-        memcpy(self.diffs, self.new_diffs, n * sizeof(int))
-        memcpy(self.diff_values, self.new_values, n * sizeof(uint32_t))
-        self.n_diffs = n
+        spare = self.entries
+        self.entries = self.incoming
+        self.incoming = spare
         # `saved` is the parent too: the same changes.
         for k in range(changed):
             thing = self.touched[k]
@@ -434,35 +444,31 @@ cdef class JudgeWorkspace(Workspace):
 
     cdef int pack_child(self, int flags, uint8_t* out) noexcept nogil:
         """The record of `pos` after a turn from `saved` (whose map-thing
-        differences are `diffs`)."""
+        entries are `entries`)."""
         cdef const Geometry* geo = &self.level.geo
         cdef const Props* rules = self.rules_now()
         cdef int record_flags = self.flags_now(flags, False)
         cdef int i, n = 0, thing, j, k
         if (not self.incremental or flags & TURN_RELAYERED or self.log.n < 0
-                or self.log.n > TOUCHED_LIMIT):
+                or self.log.n > TOUCHED_LIMIT or not self.entries.known):
             return pack_position(geo, &self.pos, rules, record_flags, out)
+        # What a turn without a rule reading changed: the things that moved
+        # or turned, and those that lost their slot to one (a slot's new
+        # holder always moved).
         for i in range(self.log.n):
-            for k in range(2):
-                if self.log.kind[i] == UNDO_SLOT:
-                    thing = self.log.before[i] if k == 0 else self.pos.slot[self.log.where[i]]
-                elif k == 0:
-                    thing = self.log.where[i]
-                else:
-                    thing = -1
-                if 0 <= thing < geo.n_base and not self.mark[thing]:
-                    self.mark[thing] = 1
-                    # insertion sort: few things change per turn
-                    j = n
-                    while j > 0 and self.touched[j - 1] > thing:
-                        self.touched[j] = self.touched[j - 1]
-                        j -= 1
-                    self.touched[j] = thing
-                    n += 1
+            thing = self.log.before[i] if self.log.kind[i] == UNDO_SLOT else self.log.where[i]
+            if 0 <= thing < geo.n_base and not self.mark[thing]:
+                self.mark[thing] = 1
+                # insertion sort: few things change per turn
+                j = n
+                while j > 0 and self.touched[j - 1] > thing:
+                    self.touched[j] = self.touched[j - 1]
+                    j -= 1
+                self.touched[j] = thing
+                n += 1
         for i in range(n):
             self.mark[self.touched[i]] = 0
-        return pack_changed(geo, &self.pos, rules, record_flags, self.diffs, self.diff_values, self.n_diffs,
-                            self.touched, n, out)
+        return pack_changed(geo, &self.pos, rules, record_flags, &self.entries, self.touched, n, out)
 
     cdef int pack(self, uint8_t* out) noexcept nogil:
         """The record of `pos` as it stands, from scratch."""
@@ -518,6 +524,7 @@ cdef class JudgeWorkspace(Workspace):
             copy_lists(&self.lists, &self.turn.lists)
         self.turn.props_changed = self.turn.lists_changed = False
         self.turn.fast = False
+        self.entries.known = False      # the child's are not read
         self.log.n = 0
 
     cdef int estimate(self, int guide) noexcept nogil:

@@ -150,29 +150,15 @@ cdef inline int bits_left(const BitReader* r) noexcept nogil:
     return (r.length - r.at) * 8 + r.n_pending
 
 
-cdef inline int64_t take_bits(BitReader* r, int n) noexcept nogil:
-    """The next n bits (n <= 32); -1 past the end."""
-    cdef uint64_t value
-    cdef int whole
-    if r.n_pending < n:
-        if r.at + 8 <= r.length:
-            # Whole bytes of a word at once, while the record has eight left.
-            whole = (63 - r.n_pending) >> 3
-            value = judge_load64(r.data + r.at)
-            r.pending |= (value & ((<uint64_t>1 << (whole * 8)) - 1)) << r.n_pending
-            r.at += whole
-            r.n_pending += whole * 8
-        else:
-            while r.n_pending < n:
-                if r.at >= r.length:
-                    return -1
-                r.pending |= (<uint64_t>r.data[r.at]) << r.n_pending
-                r.at += 1
-                r.n_pending += 8
-    value = r.pending & (((<uint64_t>1) << n) - 1)
-    r.pending >>= n
-    r.n_pending -= n
-    return <int64_t>value
+cdef inline void refill(BitReader* r) noexcept nogil:
+    """At least 56 bits pending, or every bit left: whole bytes of one
+    word, as a record has ARENA_SLACK readable bytes past its end."""
+    cdef int whole = (63 - r.n_pending) >> 3
+    if whole > r.length - r.at:
+        whole = r.length - r.at
+    r.pending |= (judge_load64(r.data + r.at) & ((<uint64_t>1 << (whole * 8)) - 1)) << r.n_pending
+    r.at += whole
+    r.n_pending += whole * 8
 
 
 cdef inline void open_bits(BitReader* r, const uint8_t* data, int at, int length) noexcept nogil:
@@ -208,26 +194,28 @@ cdef inline void put_entry_bits(const Geometry* geo, BitWriter* w, int thing, in
 
 cdef inline int read_entry(const Geometry* geo, BitReader* r, int* thing, uint32_t* value) noexcept nogil:
     """The next entry: moves `thing` on to its thing and sets its value;
-    -1 for bits that are not an entry of this level."""
-    cdef int64_t gap = take_bits(r, 1), field
-    cdef int fb
-    cdef uint64_t code, facing
-    if gap < 0:
-        return -1
-    if gap:
-        gap = take_bits(r, geo.gap_bits)
-        if gap < 0:
-            return -1
-        gap += 1
-    thing[0] += <int>gap + 1
+    -1 for bits that are not an entry of this level. An entry is at most
+    1 + 16 + 1 + 3 + 16 bits, so one refill holds it."""
+    cdef uint64_t word, field, code, facing
+    cdef int used = 1, gap = 0, fb, width
+    refill(r)
+    word = r.pending
+    if word & 1:
+        gap = <int>((word >> 1) & ((<uint64_t>1 << geo.gap_bits) - 1)) + 1
+        used += geo.gap_bits
+    thing[0] += gap + 1
     if thing[0] >= geo.n_base:
         return -1
     fb = geo.facing_bits[thing[0]]
-    field = take_bits(r, 1 + fb + geo.cell_bits)
-    if field < 0:
+    width = 1 + fb + geo.cell_bits
+    field = (word >> used) & ((<uint64_t>1 << width) - 1)
+    used += width
+    if used > r.n_pending:
         return -1
-    code = (<uint64_t>field) >> (1 + fb)
-    facing = ((<uint64_t>field) >> 1) & ((1u << fb) - 1)
+    r.pending >>= used
+    r.n_pending -= used
+    code = field >> (1 + fb)
+    facing = (field >> 1) & ((1u << fb) - 1)
     if code == 0:
         if field != 0 or thing[0] >= geo.n_base_objects:
             return -1               # out of play: nothing else; and texts never leave play
@@ -235,7 +223,7 @@ cdef inline int read_entry(const Geometry* geo, BitReader* r, int* thing, uint32
     elif code > <uint64_t>geo.ncells or facing > 4:
         return -1
     else:
-        value[0] = <uint32_t>(1 + (((code - 1) << 4) | (facing << 1) | (<uint64_t>field & 1)))
+        value[0] = <uint32_t>(1 + (((code - 1) << 4) | (facing << 1) | (field & 1)))
     return 0
 
 
@@ -336,33 +324,82 @@ cdef int pack_position(const Geometry* geo, const Position* pos, const Props* pr
     return close_bits(&w)
 
 
-cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* props,
-                      int flags, const int* parent_diffs, const uint32_t* parent_values,
-                      int n_parent_diffs, const int* touched, int n_touched, uint8_t* out) noexcept nogil:
-    """The same record from the parent's differing things and the things
-    the turn touched (both sorted): only they can differ from the root. A
-    thing the turn did not touch keeps its parent's value: the rules are the
-    parent's (a rule reading packs the whole position), and a thing whose
-    slot changed hands is touched."""
-    cdef int i = 0, j = 0, thing, last = -1
+cdef inline void copy_bits(BitWriter* w, const uint8_t* data, int start, int stop) noexcept nogil:
+    """Bits [start, stop) of `data` as they are, 48 at a time (`data` has
+    eight readable bytes past any bit)."""
+    cdef int n
+    while start < stop:
+        n = stop - start
+        if n > 48:
+            n = 48
+        put_bits(w, (judge_load64(data + (start >> 3)) >> (start & 7)) & ((<uint64_t>1 << n) - 1), n)
+        start += n
+
+
+cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* props, int flags,
+                      const Entries* parent, const int* touched, int n_touched, uint8_t* out) noexcept nogil:
+    """The same record from the parent's entries and the things the turn
+    touched (sorted): only they can differ from the root. A thing the turn
+    did not touch keeps its parent's value: the rules are the parent's (a
+    rule reading packs the whole position), and a thing whose slot changed
+    hands is touched. So a run of the parent's entries between touched
+    things is the parent's bits, copied; only its first entry is written
+    again when the entry before it is another thing than in the parent
+    (its gap changed)."""
+    cdef int i = 0, j = 0, stop, thing, next_touched, last = -1
     cdef BitWriter w
     w.out = out
     w.length = pack_head(geo, pos, props, flags, out)
     w.pending = 0
     w.n_pending = 0
-    while i < n_parent_diffs or j < n_touched:
-        if j >= n_touched or (i < n_parent_diffs and parent_diffs[i] < touched[j]):
-            thing = parent_diffs[i]
-            put_entry_bits(geo, &w, thing, thing - last - 1, parent_values[i])
-            last = thing
-            i += 1
+    while i < parent.n or j < n_touched:
+        next_touched = touched[j] if j < n_touched else geo.n_base
+        if i < parent.n and parent.thing[i] < next_touched:
+            stop = i + 1
+            while stop < parent.n and parent.thing[stop] < next_touched:
+                stop += 1
+            if last != (parent.thing[i - 1] if i else -1):
+                put_entry_bits(geo, &w, parent.thing[i], parent.thing[i] - last - 1, parent.value[i])
+                i += 1
+            copy_bits(&w, parent.data, parent.bit[i], parent.bit[stop])
+            last = parent.thing[stop - 1]
+            i = stop
             continue
         thing = touched[j]
-        if i < n_parent_diffs and parent_diffs[i] == thing:
+        if i < parent.n and parent.thing[i] == thing:
             i += 1
         j += 1
         put_entry(geo, pos, props, thing, &last, &w)
     return close_bits(&w)
+
+
+cdef inline int bit_at(const BitReader* r) noexcept nogil:
+    """Bits taken so far from the reader's data."""
+    return r.at * 8 - r.n_pending
+
+
+cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int length,
+                      Entries* e) noexcept nogil:
+    """A record's entries, from byte `at` to its end, into `e` with their
+    bits; -1 for bits that are not entries of this level."""
+    cdef BitReader bits
+    cdef int thing = -1, n = 0
+    cdef uint32_t value
+    open_bits(&bits, record + at, 0, length - at)
+    while more_entries(&bits):
+        e.bit[n] = bit_at(&bits)
+        if read_entry(geo, &bits, &thing, &value) < 0:
+            return -1
+        e.thing[n] = thing
+        e.value[n] = value
+        n += 1
+    e.bit[n] = bit_at(&bits)
+    if not bits_done(&bits):
+        return -1
+    memcpy(e.data, record + at, length - at)
+    e.n = n
+    e.known = True
+    return 0
 
 
 cdef inline void place(const Geometry* geo, Position* pos, int thing, uint32_t value,
@@ -395,15 +432,14 @@ cdef void place_objects(const Geometry* geo, Position* pos, const Props* props,
 
 
 cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, Position* pos,
-                       Props* props, int* flags, int* diffs, uint32_t* diff_values, int* n_diffs,
-                       uint8_t* surprise) noexcept nogil:
-    """Unpack a record into `pos` (and its stored rules into `props`); the
-    map things it lists go to `diffs`. Objects' slots are left to
-    place_objects. Returns -1 for bytes that are not a record of this level
-    (checked, as unpack takes untrusted bytes)."""
-    cdef uint32_t meta, count, value, tile, left, right, next_value = 0
-    cdef int at, i, k, thing, next_diff = -1, n = 0
-    cdef BitReader bits
+                       Props* props, int* flags, Entries* entries, uint8_t* surprise) noexcept nogil:
+    """Unpack a record into `pos` (and its stored rules into `props`); its
+    entries go to `entries`. Objects' slots are left to place_objects.
+    Returns -1 for bytes that are not a record of this level (checked, as
+    unpack takes untrusted bytes)."""
+    cdef uint32_t meta, count, value, tile, left, right
+    cdef int at, i, k, thing
+    entries.known = False
     at = read_meta(geo, record, length, pos, &meta)
     if at < 0:
         return -1
@@ -439,28 +475,15 @@ cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, P
                 return -1
             props.rule_left[k] = <uint16_t>left
             props.rule_right[k] = <uint16_t>right
-    # The map things: entries in order, the root's value elsewhere.
-    open_bits(&bits, record, at, length)
-    thing = -1
-    if more_entries(&bits):
-        if read_entry(geo, &bits, &thing, &next_value) < 0:
-            return -1
-        next_diff = thing
+    # The map things: the entries' values, the root's elsewhere.
+    if read_entries(geo, record, at, length, entries) < 0:
+        return -1
+    k = 0
     for i in range(geo.n_base):
-        if i == next_diff:
-            value = next_value
-            diffs[n] = i
-            diff_values[n] = value
-            n += 1
-            next_diff = -1
-            if more_entries(&bits):
-                if read_entry(geo, &bits, &thing, &next_value) < 0:
-                    return -1
-                next_diff = thing
+        if k < entries.n and entries.thing[k] == i:
+            value = entries.value[k]
+            k += 1
         else:
             value = geo.root_value[i]
         place(geo, pos, i, value, surprise)
-    if next_diff != -1 or not bits_done(&bits):
-        return -1
-    n_diffs[0] = n
     return 0

@@ -45,7 +45,8 @@ cdef class Workspace:
     cdef void set_root(self) noexcept nogil
     # Make `record` the current position (the parent of the next turns).
     # `near`: the last call loaded a record too, and the rule set may move
-    # from it. 0, or -1 for bytes that are not a record of this level.
+    # from it. 0, or -1 for bytes that are not a record of this level. The
+    # record has ARENA_SLACK readable bytes past its end, as in a store.
     cdef int load(self, const uint8_t* record, int length, bint near) noexcept nogil
     cdef int play(self, int action) noexcept nogil          # TurnFlag bits
     cdef void restore(self) noexcept nogil                  # back to the parent after play
