@@ -2,7 +2,7 @@
 # (JudgeLevel) and its workspace (JudgeWorkspace). The turn is in
 # _judge_turn.pxi, the records in _judge_record.pxi, the satisficing guides
 # in _judge_guide.pxi. Compiler directives are set once, in setup.py.
-from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t, int64_t, INT32_MAX
 from libc.string cimport memcpy, memset, memcmp
 
 from babasolver._ruleset cimport (
@@ -484,6 +484,9 @@ cdef class JudgeWorkspace(Workspace):
         turn.fast = not self.record_flags & RECORD_STANDING
         if not turn.fast or not geo.can_destroy:
             return
+        if turn.parent_epoch == INT32_MAX:     # see next_epoch
+            memset(turn.parent_stamp, 0, geo.ncells * sizeof(int32_t))
+            turn.parent_epoch = 0
         turn.parent_epoch += 1
         n = live_objects(geo, &self.pos, turn.snapshot3)
         for i in range(n - 1, -1, -1):

@@ -175,6 +175,17 @@ cdef void build_lists(const Geometry* geo, const Position* pos, const Props* pro
         lists.count[which] = n
 
 
+cdef inline int32_t next_epoch(const Geometry* geo, Turn* turn) noexcept nogil:
+    """A new marker for turn.stamp. Long searches play billions of turns:
+    before the counter would wrap, the stamps are cleared, so an old stamp
+    never matches."""
+    if turn.epoch == INT32_MAX:
+        memset(turn.stamp, 0, geo.ncells * sizeof(int32_t))
+        turn.epoch = 0
+    turn.epoch += 1
+    return turn.epoch
+
+
 cdef void relayer(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
                   const Props* props) noexcept nogil:
     """Step 4: objects in creation order take or empty their cell's slot,
@@ -361,13 +372,13 @@ cdef void destroy_pairs(const Geometry* geo, Position* pos, UndoLog* log, Turn* 
     reset_all(geo, pos, log, turn, props, lists)
 
 
-cdef inline int pairs_by_cell(const Position* pos, Turn* turn, const int* a, int n_a,
+cdef inline int pairs_by_cell(const Geometry* geo, const Position* pos, Turn* turn, const int* a, int n_a,
                               const int* b, int n_b, bint distinct) noexcept nogil:
     """Every (x in a, y in b) on one cell (x != y when `distinct`). The
     members of b are chained by cell first, so each x meets only those on
     its own cell."""
     cdef int i, j, cell, n = 0
-    turn.epoch += 1
+    next_epoch(geo, turn)
     for j in range(n_b):
         cell = pos.cell[b[j]]
         if turn.stamp[cell] != turn.epoch:
@@ -434,7 +445,7 @@ cdef int pairs_near_moves(const Geometry* geo, const Position* pos, Turn* turn, 
     cdef int i, j, a, b, k, r, cell, n_here, n = 0
     cdef int* here = turn.snapshot3
     cdef uint16_t pa, pb
-    turn.epoch += 1
+    next_epoch(geo, turn)
     for i in range(step_start, turn.n_moved):
         a = turn.moved_list[i]
         if is_text(geo, a):
@@ -486,12 +497,12 @@ cdef int pairs_everywhere(const Geometry* geo, const Position* pos, Turn* turn,
     if not check_can_pair(turn, now, check):
         return 0
     if check == CHECK_KILL:
-        return pairs_by_cell(pos, turn, now.items[L_YOU], now.count[L_YOU],
+        return pairs_by_cell(geo, pos, turn, now.items[L_YOU], now.count[L_YOU],
                              now.items[L_KILL], now.count[L_KILL], False)
     if check == CHECK_SINK:
         n_live = live_objects(geo, pos, turn.snapshot3)
-        return pairs_by_cell(pos, turn, turn.snapshot3, n_live, turn.snapshot2, turn.n_sink, True)
-    return pairs_by_cell(pos, turn, now.items[L_HOT], now.count[L_HOT],
+        return pairs_by_cell(geo, pos, turn, turn.snapshot3, n_live, turn.snapshot2, turn.n_sink, True)
+    return pairs_by_cell(geo, pos, turn, now.items[L_HOT], now.count[L_HOT],
                          now.items[L_MELT], now.count[L_MELT], False)
 
 
@@ -560,12 +571,12 @@ cdef bint pairs_standing(const Geometry* geo, const Position* pos, Turn* turn,
     return False
 
 
-cdef inline bint lists_overlap(const Position* pos, Turn* turn, const Lists* lists,
+cdef inline bint lists_overlap(const Geometry* geo, const Position* pos, Turn* turn, const Lists* lists,
                                int a, int b) noexcept nogil:
     cdef int i
     if not lists.count[a] or not lists.count[b]:
         return False
-    turn.epoch += 1
+    next_epoch(geo, turn)
     for i in range(lists.count[b]):
         turn.stamp[pos.cell[lists.items[b][i]]] = turn.epoch
     for i in range(lists.count[a]):
@@ -614,7 +625,7 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
         now = &turn.lists
         turn.props_changed = True
     turn.lists_changed = now != lists
-    if lists_overlap(pos, turn, now, L_YOU, L_WIN):
+    if lists_overlap(geo, pos, turn, now, L_YOU, L_WIN):
         flags |= TURN_WON
     if not now.count[L_YOU] and not now.count[L_MOVE]:
         flags |= TURN_DEAD
