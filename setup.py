@@ -29,7 +29,7 @@ def extension(name, *includes):
         [f"{SOURCE}/{name}.pyx"],
         include_dirs=[SOURCE],
         depends=SEAM + [f"{SOURCE}/{include}" for include in includes],
-        extra_compile_args=["-O3"],
+        extra_compile_args=["-O3", "-fno-wrapv"],
     )
 
 

@@ -1,6 +1,7 @@
 # The Keke judge's rule set (RULES.md) behind the seam of _ruleset.pxd:
 # the level's fixed facts, the position a turn plays on, the rules' derived
 # properties, the turn's scratch, and the two classes the searches see.
+cimport cython
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t
 
 from babasolver._ruleset cimport CoreLevel, Pool, Workspace
@@ -178,6 +179,7 @@ cdef class JudgeLevel(CoreLevel):
     cdef int root_flags             # RECORD_* of the root position
 
 
+@cython.final                   # its own methods call each other directly
 cdef class JudgeWorkspace(Workspace):
     cdef JudgeLevel level
     cdef Pool mem
