@@ -400,6 +400,19 @@ def test_incremental_packing_builds_the_same_store_as_full_packing(rows):
     assert all(incremental.get(i) == full.get(i) for i in range(len(full)))
 
 
+@pytest.mark.parametrize("level_id", ["53", "120", "173"])
+def test_incremental_loading_builds_the_same_store_on_levels_that_destroy(keke_sets, level_id):
+    """Destruction checks use the parent's objects chained by cell, which a
+    near load moves thing by thing: the store must be the full decode's."""
+    from babasolver.level import read_keke_level
+    level = read_keke_level(keke_sets["full_biy"], level_id).level
+    incremental, won_incremental = breadth_first_store(level, True, limit=60000)
+    full, won_full = breadth_first_store(level, False, limit=60000)
+    assert won_incremental == won_full
+    assert len(incremental) == len(full)
+    assert all(incremental.get(i) == full.get(i) for i in range(len(full)))
+
+
 def test_generate_only_reads_the_store_and_insert_adds_what_expand_would():
     level = make_level(MOVER_LEVEL)
     core = core_level(level)

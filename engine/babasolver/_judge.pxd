@@ -198,6 +198,8 @@ cdef class JudgeWorkspace(Workspace):
     cdef uint8_t* surprise          # decoding: each thing's unexpected-hidden bit
     cdef uint32_t* changed_values
     cdef int* old_cells
+    cdef int n_changed              # load_near: the things it changed (touched, old_cells)
+    cdef bint chained               # the turn's parent chains are those of `pos`
 
     cdef void set_root_unread(self) noexcept nogil
     cdef int load_whole(self, const uint8_t* record, int length) noexcept nogil

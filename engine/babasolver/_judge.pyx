@@ -233,6 +233,45 @@ cdef void read_root(JudgeLevel level) except *:
 
 # --------------------------------------------------------- workspace --
 
+cdef inline void chain_object(Turn* turn, const Position* pos, int thing) noexcept nogil:
+    cdef int cell
+    if pos.alive[thing]:
+        cell = pos.cell[thing]
+        if turn.parent_stamp[cell] != turn.parent_epoch:
+            turn.parent_stamp[cell] = turn.parent_epoch
+            turn.parent_head[cell] = -1
+        turn.parent_next[thing] = turn.parent_head[cell]
+        turn.parent_head[cell] = thing
+
+
+cdef inline void unchain_object(Turn* turn, int cell, int thing) noexcept nogil:
+    """Take `thing` off the chain of `cell`, where it is."""
+    cdef int j = turn.parent_head[cell]
+    if j == thing:
+        turn.parent_head[cell] = turn.parent_next[thing]
+        return
+    while turn.parent_next[j] != thing:
+        j = turn.parent_next[j]
+    turn.parent_next[j] = turn.parent_next[thing]
+
+
+cdef inline void rechain_object(Turn* turn, int cell, int thing) noexcept nogil:
+    """Put `thing` on the chain of `cell`, in creation order (by id)."""
+    cdef int j
+    if turn.parent_stamp[cell] != turn.parent_epoch:
+        turn.parent_stamp[cell] = turn.parent_epoch
+        turn.parent_head[cell] = -1
+    j = turn.parent_head[cell]
+    if j < 0 or j > thing:
+        turn.parent_next[thing] = j
+        turn.parent_head[cell] = thing
+        return
+    while turn.parent_next[j] >= 0 and turn.parent_next[j] < thing:
+        j = turn.parent_next[j]
+    turn.parent_next[thing] = turn.parent_next[j]
+    turn.parent_next[j] = thing
+
+
 cdef class JudgeWorkspace(Workspace):
     """A position of the judge's game and the scratch to play turns on it."""
 
@@ -307,6 +346,7 @@ cdef class JudgeWorkspace(Workspace):
         self.set_root_unread()
         self.record_flags = self.level.root_flags
         self.turn.fast = False
+        self.chained = False
         self.entries.n = 0              # the root differs from itself nowhere
         self.entries.bit[0] = 0
         self.entries.known = True
@@ -317,7 +357,9 @@ cdef class JudgeWorkspace(Workspace):
         if loaded == 1:
             loaded = self.load_whole(record, length)
             copy_position(&self.level.geo, &self.saved, &self.pos)
+            self.chained = False
         if loaded < 0:
+            self.chained = False
             return -1
         self.turn.props_changed = self.turn.lists_changed = False
         self.prepare_parent()
@@ -425,6 +467,7 @@ cdef class JudgeWorkspace(Workspace):
             cell = pos.cell[thing]
             self.saved.slot[cell] = pos.slot[cell]
         memcpy(self.saved.ever, pos.ever, sizeof(pos.ever))
+        self.n_changed = changed
         return 0
 
     cdef int flags_now(self, int flags, bint exact) noexcept nogil:
@@ -477,26 +520,35 @@ cdef class JudgeWorkspace(Workspace):
     cdef void prepare_parent(self) noexcept nogil:
         """Before playing the children of `pos`: unless a pair stands due,
         turns look for destruction only where things moved, so chain the
-        parent's objects by cell for them."""
+        parent's objects by cell for them, in creation order. After a near
+        load only the things it changed are chained again."""
         cdef const Geometry* geo = &self.level.geo
         cdef Turn* turn = &self.turn
-        cdef int i, n, thing, cell
+        cdef int i, k, thing
         turn.fast = not self.record_flags & RECORD_STANDING
         if not turn.fast or not geo.can_destroy:
+            self.chained = False
+            return
+        if self.chained:
+            for k in range(self.n_changed):
+                thing = self.touched[k]
+                if thing < geo.n_base_objects:
+                    if self.old_cells[k] >= 0:
+                        unchain_object(turn, self.old_cells[k], thing)
+                    if self.pos.alive[thing]:
+                        rechain_object(turn, self.pos.cell[thing], thing)
             return
         if turn.parent_epoch == INT32_MAX:     # see next_epoch
             memset(turn.parent_stamp, 0, geo.ncells * sizeof(int32_t))
             turn.parent_epoch = 0
         turn.parent_epoch += 1
-        n = live_objects(geo, &self.pos, turn.snapshot3)
-        for i in range(n - 1, -1, -1):
-            thing = turn.snapshot3[i]
-            cell = self.pos.cell[thing]
-            if turn.parent_stamp[cell] != turn.parent_epoch:
-                turn.parent_stamp[cell] = turn.parent_epoch
-                turn.parent_head[cell] = -1
-            turn.parent_next[thing] = turn.parent_head[cell]
-            turn.parent_head[cell] = thing
+        # From the last object made back to the first map object (texts
+        # are not objects), each pushed on its cell's chain.
+        for i in range(self.pos.n_things - 1, geo.n_base - 1, -1):
+            chain_object(turn, &self.pos, i)
+        for i in range(geo.n_base_objects - 1, -1, -1):
+            chain_object(turn, &self.pos, i)
+        self.chained = True
 
     cdef bint wait_is_idle(self) noexcept nogil:
         """Waiting from `pos` changes nothing: no MOVE object, no pair due."""
@@ -527,6 +579,7 @@ cdef class JudgeWorkspace(Workspace):
             copy_lists(&self.lists, &self.turn.lists)
         self.turn.props_changed = self.turn.lists_changed = False
         self.turn.fast = False
+        self.chained = False
         self.entries.known = False      # the child's are not read
         self.log.n = 0
 
