@@ -115,16 +115,19 @@ ctypedef struct Lists:
     int* items[N_LISTS]
 
 ctypedef struct Entries:
-    # A record's map-thing entries (_judge_record.pxi) as read: each entry's
-    # thing and value, ascending by thing, and where its bits start in
-    # `data`, the entries' bytes (bit[n] is where the last one ends). A
-    # child's record copies the runs of its parent's entries that a turn
-    # left alone, bits and all, rather than encode them again.
+    # A record (`data`, `length` bytes) and its map-thing entries
+    # (_judge_record.pxi) as read: each entry's thing and value, ascending
+    # by thing, and the bit of `data` where it starts (bit[n] is where the
+    # last one ends). A child's record is its parent's with the entries a
+    # turn changed written over, or copies the runs of the parent's entries
+    # that it left alone, rather than encode them again.
     int n
     int* thing
     uint32_t* value
     int* bit
+    int* index              # per map thing: its entry, or -1
     uint8_t* data           # ARENA_SLACK spare bytes at its end, for whole-word reads
+    int length
     bint known              # these are the entries of the current position
 
 ctypedef struct UndoLog:
@@ -206,6 +209,7 @@ cdef class JudgeWorkspace(Workspace):
     cdef int load_near(self, const uint8_t* record, int length) noexcept nogil
     cdef void prepare_parent(self) noexcept nogil
     cdef int flags_now(self, int flags, bint exact) noexcept nogil
+    cdef int patch_parent(self, const Props* rules, uint8_t* out) noexcept nogil
     cdef const Props* rules_now(self) noexcept nogil
     cdef const Lists* lists_now(self) noexcept nogil
     cdef tuple xy(self, int cell)

@@ -204,9 +204,12 @@ cdef int alloc_entries(Pool mem, const Geometry* geo, int max_record, Entries* e
     e.thing = <int*>mem.alloc(geo.n_base + 1, sizeof(int))
     e.value = <uint32_t*>mem.alloc(geo.n_base + 1, sizeof(uint32_t))
     e.bit = <int*>mem.alloc(geo.n_base + 2, sizeof(int))
+    e.index = <int*>mem.alloc(geo.n_base + 1, sizeof(int))
     e.data = <uint8_t*>mem.alloc(max_record + ARENA_SLACK, 1)
     e.n = 0
+    e.length = 0
     e.known = False
+    memset(e.index, 0xFF, (geo.n_base + 1) * sizeof(int))
     return 0
 
 
@@ -347,9 +350,7 @@ cdef class JudgeWorkspace(Workspace):
         self.record_flags = self.level.root_flags
         self.turn.fast = False
         self.chained = False
-        self.entries.n = 0              # the root differs from itself nowhere
-        self.entries.bit[0] = 0
-        self.entries.known = True
+        self.entries.known = False      # its record is not read: children are packed whole
         self.log.n = 0
 
     cdef int load(self, const uint8_t* record, int length, bint near) noexcept nogil:
@@ -492,6 +493,13 @@ cdef class JudgeWorkspace(Workspace):
         cdef const Props* rules = self.rules_now()
         cdef int record_flags = self.flags_now(flags, False)
         cdef int i, n = 0, thing, j, k
+        if (self.incremental and self.entries.known and not flags & TURN_RELAYERED
+                and 0 <= self.log.n <= TOUCHED_LIMIT and record_flags == self.record_flags
+                and self.pos.n_things == geo.n_base):
+            n = self.patch_parent(rules, out)
+            if n >= 0:
+                return n
+            n = 0
         if (not self.incremental or flags & TURN_RELAYERED or self.log.n < 0
                 or self.log.n > TOUCHED_LIMIT or not self.entries.known):
             return pack_position(geo, &self.pos, rules, record_flags, out)
@@ -512,6 +520,38 @@ cdef class JudgeWorkspace(Workspace):
         for i in range(n):
             self.mark[self.touched[i]] = 0
         return pack_changed(geo, &self.pos, rules, record_flags, &self.entries, self.touched, n, out)
+
+    cdef int patch_parent(self, const Props* rules, uint8_t* out) noexcept nogil:
+        """The child's record as its parent's with the entries of the things
+        the logged turn changed written over in place, when each changed
+        thing had an entry and keeps one (it then has the same width);
+        -1 when an entry comes or goes. The head is the parent's: the
+        caller has checked that flags, created objects and rules are."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef const Entries* parent = &self.entries
+        cdef int i, thing, j
+        cdef uint8_t kind
+        cdef uint32_t value
+        memcpy(out, parent.data, parent.length)
+        # Each thing once: those that moved (their cell is logged), those
+        # that only turned, and those that lost their slot without moving
+        # (a slot's new holder always moved, in a turn without a reading).
+        for i in range(self.log.n):
+            kind = self.log.kind[i]
+            thing = self.log.before[i] if kind == UNDO_SLOT else self.log.where[i]
+            if thing < 0 or (kind != UNDO_CELL and self.turn.moved[thing]):
+                continue
+            value = thing_value(geo, &self.pos, rules, thing)
+            j = parent.index[thing]
+            if j < 0:
+                if value != geo.root_value[thing]:
+                    return -1
+            elif value != parent.value[j]:
+                if value == geo.root_value[thing]:
+                    return -1
+                write_entry_over(geo, out, parent.bit[j], thing,
+                                 thing - (parent.thing[j - 1] if j else -1) - 1, value)
+        return parent.length
 
     cdef int pack(self, uint8_t* out) noexcept nogil:
         """The record of `pos` as it stands, from scratch."""

@@ -178,18 +178,37 @@ cdef inline bint bits_done(const BitReader* r) noexcept nogil:
     return r.at == r.length and r.pending == 0
 
 
-cdef inline void put_entry_bits(const Geometry* geo, BitWriter* w, int thing, int gap,
-                                uint32_t value) noexcept nogil:
+cdef inline uint64_t entry_bits(const Geometry* geo, int thing, int gap, uint32_t value,
+                                int* width) noexcept nogil:
+    """A map thing's entry, `gap` things past the entry before it, and its width."""
     cdef int fb = geo.facing_bits[thing]
     cdef uint64_t field = 0, bits
     if value:
         bits = value - 1
         field = ((((bits >> 4) + 1) << fb | ((bits >> 1) & 7)) << 1) | (bits & 1)
     if gap == 0:
-        put_bits(w, field << 1, 2 + fb + geo.cell_bits)
-    else:
-        put_bits(w, ((field << geo.gap_bits | <uint64_t>(gap - 1)) << 1) | 1,
-                 2 + geo.gap_bits + fb + geo.cell_bits)
+        width[0] = 2 + fb + geo.cell_bits
+        return field << 1
+    width[0] = 2 + geo.gap_bits + fb + geo.cell_bits
+    return ((field << geo.gap_bits | <uint64_t>(gap - 1)) << 1) | 1
+
+
+cdef inline void put_entry_bits(const Geometry* geo, BitWriter* w, int thing, int gap,
+                                uint32_t value) noexcept nogil:
+    cdef int width
+    cdef uint64_t bits = entry_bits(geo, thing, gap, value, &width)
+    put_bits(w, bits, width)
+
+
+cdef inline void write_entry_over(const Geometry* geo, uint8_t* out, int bit, int thing, int gap,
+                                  uint32_t value) noexcept nogil:
+    """Write an entry over one of the same width at `bit` of `out` (at most
+    37 bits from any bit of a byte: one word, as `out` has spare bytes)."""
+    cdef int width
+    cdef uint64_t bits = entry_bits(geo, thing, gap, value, &width)
+    cdef uint64_t mask = ((<uint64_t>1 << width) - 1) << (bit & 7)
+    cdef uint64_t word = judge_load64(out + (bit >> 3))
+    judge_store64(out + (bit >> 3), (word & ~mask) | (bits << (bit & 7)))
 
 
 cdef inline int read_entry(const Geometry* geo, BitReader* r, int* thing, uint32_t* value) noexcept nogil:
@@ -381,23 +400,29 @@ cdef inline int bit_at(const BitReader* r) noexcept nogil:
 cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int length,
                       Entries* e) noexcept nogil:
     """A record's entries, from byte `at` to its end, into `e` with their
-    bits; -1 for bits that are not entries of this level."""
+    bits and a copy of the record; -1 for bits that are not entries of this
+    level."""
     cdef BitReader bits
-    cdef int thing = -1, n = 0
+    cdef int k, thing = -1
     cdef uint32_t value
-    open_bits(&bits, record + at, 0, length - at)
+    for k in range(e.n):
+        e.index[e.thing[k]] = -1
+    e.n = 0
+    e.known = False
+    open_bits(&bits, record, at, length)
     while more_entries(&bits):
-        e.bit[n] = bit_at(&bits)
+        e.bit[e.n] = bit_at(&bits)
         if read_entry(geo, &bits, &thing, &value) < 0:
             return -1
-        e.thing[n] = thing
-        e.value[n] = value
-        n += 1
-    e.bit[n] = bit_at(&bits)
+        e.thing[e.n] = thing
+        e.value[e.n] = value
+        e.index[thing] = e.n
+        e.n += 1
+    e.bit[e.n] = bit_at(&bits)
     if not bits_done(&bits):
         return -1
-    memcpy(e.data, record + at, length - at)
-    e.n = n
+    memcpy(e.data, record, length)
+    e.length = length
     e.known = True
     return 0
 
