@@ -300,11 +300,12 @@ cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
 
 # -------------------------------------------------------------- a turn --
 
-cdef bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
-                     const Props* props, int thing, int direction) noexcept nogil:
-    """Moving one thing one cell (RULES.md), pushing what is in the way."""
-    cdef int cell, target, other
-    cdef uint16_t here
+cdef inline bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                            const Props* props, int thing, int direction) noexcept nogil:
+    """Moving one thing one cell (RULES.md), pushing what is in the way.
+    Most moves are blocked at once or go into an empty slot: those are
+    decided here, and only a thing in the way is left to push_into."""
+    cdef int cell, target
     cdef bint is_object = not is_text(geo, thing)
     if turn.moved[thing]:
         return False
@@ -314,23 +315,9 @@ cdef bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
     target = cell + geo.delta[direction]
     if geo.border[target]:
         return False
-    other = pos.slot[target]
-    if other >= 0:
-        if is_text(geo, other):
-            if not move_thing(geo, pos, log, turn, props, other, direction):
-                return False
-        else:
-            here = props.noun_props[pos.tile[other]]
-            if here & P_STOP:
-                return False
-            if here & P_PUSH:
-                if not move_thing(geo, pos, log, turn, props, other, direction):
-                    return False
-            elif here & P_YOU:
-                if is_object and props.noun_props[pos.tile[thing]] & P_YOU:
-                    return False
-            elif here & P_MOVE:
-                return False
+    if pos.slot[target] >= 0 and not push_into(geo, pos, log, turn, props, thing, is_object,
+                                                pos.slot[target], direction):
+        return False
     set_slot(geo, pos, log, turn, cell, NO_THING)
     set_cell(pos, log, thing, target)
     set_slot(geo, pos, log, turn, target, thing)
@@ -342,6 +329,25 @@ cdef bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
     turn.moved_list[turn.n_moved] = thing
     turn.n_moved += 1
     return True
+
+
+cdef bint push_into(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                    const Props* props, int thing, bint is_object, int other,
+                    int direction) noexcept nogil:
+    """Whether `thing` may go on into the cell `other` holds: a text or a
+    PUSH object there must move first, STOP and MOVE objects block, and
+    YOU objects block YOU objects."""
+    cdef uint16_t here
+    if is_text(geo, other):
+        return move_thing(geo, pos, log, turn, props, other, direction)
+    here = props.noun_props[pos.tile[other]]
+    if here & P_STOP:
+        return False
+    if here & P_PUSH:
+        return move_thing(geo, pos, log, turn, props, other, direction)
+    if here & P_YOU:
+        return not (is_object and props.noun_props[pos.tile[thing]] & P_YOU)
+    return not here & P_MOVE
 
 
 cdef inline bint pair_names_twice(Turn* turn, int n_pairs) noexcept nogil:
