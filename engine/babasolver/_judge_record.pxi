@@ -263,20 +263,31 @@ cdef int read_meta(const Geometry* geo, const uint8_t* record, int length, Posit
     return at
 
 
-cdef inline uint32_t thing_value(const Geometry* geo, const Position* pos, const Props* props,
-                                 int thing) noexcept nogil:
+cdef inline uint32_t object_value(const Geometry* geo, const Position* pos, const Props* props,
+                                  int thing) noexcept nogil:
     cdef uint32_t facing = 0, surprise
-    cdef int cell
+    cdef int cell, tile
     if not pos.alive[thing]:
         return 0
     cell = pos.cell[thing]
-    surprise = pos.slot[cell] != thing
-    if not is_text(geo, thing):
-        if not props.noun_props[pos.tile[thing]] & P_LAYER:
-            surprise ^= 1
-        if geo.keeps_facing[pos.tile[thing]]:
-            facing = pos.facing[thing]
+    tile = pos.tile[thing]
+    surprise = (pos.slot[cell] != thing) ^ ((props.noun_props[tile] & P_LAYER) == 0)
+    if geo.keeps_facing[tile]:
+        facing = pos.facing[thing]
     return 1 + ((<uint32_t>cell << 4) | (facing << 1) | surprise)
+
+
+cdef inline uint32_t text_value(const Position* pos, int thing) noexcept nogil:
+    """Texts never leave play, keep no facing and belong in their slot."""
+    cdef int cell = pos.cell[thing]
+    return 1 + ((<uint32_t>cell << 4) | (pos.slot[cell] != thing))
+
+
+cdef inline uint32_t thing_value(const Geometry* geo, const Position* pos, const Props* props,
+                                 int thing) noexcept nogil:
+    if is_text(geo, thing):
+        return text_value(pos, thing)
+    return object_value(geo, pos, props, thing)
 
 
 cdef inline bint same_rules(const Props* a, const Props* b) noexcept nogil:
@@ -331,15 +342,26 @@ cdef inline void put_entry(const Geometry* geo, const Position* pos, const Props
 
 cdef int pack_position(const Geometry* geo, const Position* pos, const Props* props,
                        int flags, uint8_t* out) noexcept nogil:
-    """A whole-position pass: every map thing compared with the root."""
+    """A whole-position pass: every map thing compared with the root. The
+    objects, then the texts, whose values need no rules (texts never leave
+    play, keep no facing and belong in their slot)."""
     cdef int i, last = -1
+    cdef uint32_t value
     cdef BitWriter w
     w.out = out
     w.length = pack_head(geo, pos, props, flags, out)
     w.pending = 0
     w.n_pending = 0
-    for i in range(geo.n_base):
-        put_entry(geo, pos, props, i, &last, &w)
+    for i in range(geo.n_base_objects):
+        value = object_value(geo, pos, props, i)
+        if value != geo.root_value[i]:
+            put_entry_bits(geo, &w, i, i - last - 1, value)
+            last = i
+    for i in range(geo.n_base_objects, geo.n_base):
+        value = text_value(pos, i)
+        if value != geo.root_value[i]:
+            put_entry_bits(geo, &w, i, i - last - 1, value)
+            last = i
     return close_bits(&w)
 
 
