@@ -405,7 +405,8 @@ cdef class JudgeWorkspace(Workspace):
                 return -1
             if count:
                 return 1
-        if read_entries(geo, record, at, length, new) < 0:
+        a = b = read_entries(geo, record, at, length, new, now)    # the leading entries both share
+        if a < 0:
             return -1
         # The things whose values differ between the two states.
         while a < now.n or b < new.n:

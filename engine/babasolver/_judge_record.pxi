@@ -419,19 +419,52 @@ cdef inline int bit_at(const BitReader* r) noexcept nogil:
     return r.at * 8 - r.n_pending
 
 
+cdef inline int same_bytes(const uint8_t* a, const uint8_t* b, int length) noexcept nogil:
+    """How many leading bytes of a and b agree, up to `length` (both have
+    eight readable bytes past it)."""
+    cdef int n = 0
+    cdef uint64_t differ
+    while n < length:
+        differ = judge_load64(a + n) ^ judge_load64(b + n)
+        if differ:
+            n += lowest_bit(differ) >> 3     # the first byte that differs (little-endian words)
+            return n if n < length else length
+        n += 8
+    return length
+
+
 cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int length,
-                      Entries* e) noexcept nogil:
+                      Entries* e, const Entries* like) noexcept nogil:
     """A record's entries, from byte `at` to its end, into `e` with their
     bits and a copy of the record; -1 for bits that are not entries of this
-    level."""
+    level. `like` (or NULL) is another record's: the entries both records
+    hold in the same leading bytes are taken from it, not read again.
+    Returns how many were taken."""
     cdef BitReader bits
-    cdef int k, thing = -1
+    cdef int k, thing = -1, same, taken = 0
     cdef uint32_t value
     for k in range(e.n):
         e.index[e.thing[k]] = -1
     e.n = 0
     e.known = False
     open_bits(&bits, record, at, length)
+    if like != NULL and like.known:
+        same = same_bytes(like.data, record, length if length < like.length else like.length)
+        if same >= at:
+            while taken < like.n and like.bit[taken + 1] <= same * 8:
+                taken += 1
+            if taken:
+                memcpy(e.thing, like.thing, taken * sizeof(int))
+                memcpy(e.value, like.value, taken * sizeof(uint32_t))
+                memcpy(e.bit, like.bit, taken * sizeof(int))
+                for k in range(taken):
+                    e.index[e.thing[k]] = k
+                e.n = taken
+                thing = e.thing[taken - 1]
+                bits.at = like.bit[taken] >> 3
+                refill(&bits)
+                bits.pending >>= like.bit[taken] & 7
+                bits.n_pending -= like.bit[taken] & 7
     while more_entries(&bits):
         e.bit[e.n] = bit_at(&bits)
         if read_entry(geo, &bits, &thing, &value) < 0:
@@ -446,7 +479,7 @@ cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int le
     memcpy(e.data, record, length)
     e.length = length
     e.known = True
-    return 0
+    return taken
 
 
 cdef inline void place(const Geometry* geo, Position* pos, int thing, uint32_t value,
@@ -523,7 +556,7 @@ cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, P
             props.rule_left[k] = <uint16_t>left
             props.rule_right[k] = <uint16_t>right
     # The map things: the entries' values, the root's elsewhere.
-    if read_entries(geo, record, at, length, entries) < 0:
+    if read_entries(geo, record, at, length, entries, NULL) < 0:
         return -1
     k = 0
     for i in range(geo.n_base):
