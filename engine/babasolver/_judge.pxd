@@ -130,13 +130,24 @@ ctypedef struct Entries:
     int length
     bint known              # these are the entries of the current position
 
+ctypedef struct Change:
+    # One logged change (UNDO_* in _judge_turn.pxi). A move: `thing` left
+    # cell `before`, where it faced `facing`, and the slots of that cell and
+    # of its new one were held by `slot_from` and `slot_to`. A facing or an
+    # alive flag: `thing`'s was `before`. A slot: cell `thing`'s holder was
+    # `before`.
+    int32_t thing
+    int32_t before
+    int32_t slot_from
+    int32_t slot_to
+    uint8_t facing
+    uint8_t kind
+
 ctypedef struct UndoLog:
     # What a turn changed, newest last, to put the parent back.
-    int n
+    int n                   # -1: abandoned, the parent is copied back whole
     int capacity
-    int32_t* where          # thing id, or cell (for slot entries)
-    int32_t* before
-    uint8_t* kind
+    Change* changes
 
 ctypedef struct Turn:
     # Scratch for one turn.

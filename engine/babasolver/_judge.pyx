@@ -313,11 +313,9 @@ cdef class JudgeWorkspace(Workspace):
         # child is packed whole anyway, so the log is kept only while undoing
         # it is cheaper than copying the parent back (about 32 bytes a change):
         # when 80 walls are YOU, logging and undoing 320 changes cost more.
-        self.log.capacity = TOUCHED_LIMIT + 1 + (geo.ncells * sizeof(int32_t) + n * 6) // 32
-        self.log.where = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
-        self.log.before = <int32_t*>mem.alloc(self.log.capacity, sizeof(int32_t))
-        self.log.kind = <uint8_t*>mem.alloc(self.log.capacity, 1)
-        self.touched = <int*>mem.alloc(2 * self.log.capacity + 1, sizeof(int))
+        self.log.capacity = TOUCHED_LIMIT + 1 + (geo.ncells * sizeof(int32_t) + n * 6) // sizeof(Change)
+        self.log.changes = <Change*>mem.alloc(self.log.capacity, sizeof(Change))
+        self.touched = <int*>mem.alloc(3 * self.log.capacity + 1, sizeof(int))
         self.mark = <uint8_t*>mem.alloc(n, 1)
         self.surprise = <uint8_t*>mem.alloc(n, 1)
         self.changed_values = <uint32_t*>mem.alloc(2 * geo.n_base + 1, sizeof(uint32_t))
@@ -507,8 +505,8 @@ cdef class JudgeWorkspace(Workspace):
         # What a turn without a rule reading changed: the things that moved
         # or turned, and those that lost their slot to one (a slot's new
         # holder always moved).
-        for i in range(self.log.n):
-            thing = self.log.before[i] if self.log.kind[i] == UNDO_SLOT else self.log.where[i]
+        for i in range(3 * self.log.n):
+            thing = changed_thing(&self.log.changes[i // 3], &self.pos, i % 3)
             if 0 <= thing < geo.n_base and not self.mark[thing]:
                 self.mark[thing] = 1
                 # insertion sort: few things change per turn
@@ -530,17 +528,16 @@ cdef class JudgeWorkspace(Workspace):
         caller has checked that flags, created objects and rules are."""
         cdef const Geometry* geo = &self.level.geo
         cdef const Entries* parent = &self.entries
+        cdef const Change* change
         cdef int i, thing, j
-        cdef uint8_t kind
         cdef uint32_t value
         memcpy(out, parent.data, parent.length)
-        # Each thing once: those that moved (their cell is logged), those
-        # that only turned, and those that lost their slot without moving
-        # (a slot's new holder always moved, in a turn without a reading).
-        for i in range(self.log.n):
-            kind = self.log.kind[i]
-            thing = self.log.before[i] if kind == UNDO_SLOT else self.log.where[i]
-            if thing < 0 or (kind != UNDO_CELL and self.turn.moved[thing]):
+        # Each thing once, or nearly: a thing that moved is named by its
+        # own move only.
+        for i in range(3 * self.log.n):
+            change = &self.log.changes[i // 3]
+            thing = changed_thing(change, &self.pos, i % 3)
+            if thing < 0 or (self.turn.moved[thing] and (change.kind != UNDO_MOVE or i % 3 != 0)):
                 continue
             value = thing_value(geo, &self.pos, rules, thing)
             j = parent.index[thing]

@@ -8,23 +8,27 @@
 # the parent is copied back whole.
 
 cdef enum:
-    UNDO_CELL = 0
+    UNDO_MOVE = 0           # a thing moved one cell: its cell, facing and both slots
     UNDO_FACING = 1
     UNDO_ALIVE = 2
     UNDO_SLOT = 3
 
 
-cdef inline void log_change(UndoLog* log, uint8_t kind, int32_t where, int32_t before) noexcept nogil:
+cdef inline Change* log_change(UndoLog* log, uint8_t kind, int32_t thing, int32_t before) noexcept nogil:
+    """The next entry, or NULL when the log is abandoned (a full log is)."""
     cdef int n = log.n
+    cdef Change* change
     if n < 0:
-        return                  # abandoned: the parent is restored whole
+        return NULL             # abandoned: the parent is restored whole
     if n == log.capacity:
         log.n = -1
-        return
-    log.kind[n] = kind
-    log.where[n] = where
-    log.before[n] = before
+        return NULL
+    change = &log.changes[n]
+    change.kind = kind
+    change.thing = thing
+    change.before = before
     log.n = n + 1
+    return change
 
 
 cdef inline bint is_text(const Geometry* geo, int thing) noexcept nogil:
@@ -42,11 +46,6 @@ cdef inline void set_slot(const Geometry* geo, Position* pos, UndoLog* log, Turn
     pos.slot[cell] = thing
 
 
-cdef inline void set_cell(Position* pos, UndoLog* log, int thing, int cell) noexcept nogil:
-    log_change(log, UNDO_CELL, thing, pos.cell[thing])
-    pos.cell[thing] = <uint16_t>cell
-
-
 cdef inline void set_facing(Position* pos, UndoLog* log, int thing, int facing) noexcept nogil:
     if pos.facing[thing] != facing:
         log_change(log, UNDO_FACING, thing, pos.facing[thing])
@@ -54,16 +53,39 @@ cdef inline void set_facing(Position* pos, UndoLog* log, int thing, int facing) 
 
 
 cdef void undo(Position* pos, const UndoLog* log) noexcept nogil:
-    cdef int i
+    cdef int i, target
+    cdef const Change* change
     for i in range(log.n - 1, -1, -1):
-        if log.kind[i] == UNDO_CELL:
-            pos.cell[log.where[i]] = <uint16_t>log.before[i]
-        elif log.kind[i] == UNDO_FACING:
-            pos.facing[log.where[i]] = <uint8_t>log.before[i]
-        elif log.kind[i] == UNDO_ALIVE:
-            pos.alive[log.where[i]] = <uint8_t>log.before[i]
+        change = &log.changes[i]
+        if change.kind == UNDO_MOVE:
+            target = pos.cell[change.thing]
+            pos.facing[change.thing] = change.facing
+            pos.slot[target] = change.slot_to
+            pos.cell[change.thing] = <uint16_t>change.before
+            pos.slot[change.before] = change.slot_from
+        elif change.kind == UNDO_FACING:
+            pos.facing[change.thing] = <uint8_t>change.before
+        elif change.kind == UNDO_ALIVE:
+            pos.alive[change.thing] = <uint8_t>change.before
         else:
-            pos.slot[log.where[i]] = log.before[i]
+            pos.slot[change.thing] = change.before
+
+
+cdef inline int changed_thing(const Change* change, const Position* pos, int k) noexcept nogil:
+    """The things a logged change may have changed the value of, k = 0, 1,
+    2: a mover and the holders its two slots lost, a thing that turned or
+    left play, a slot's holders before and now; -1 for none."""
+    if change.kind == UNDO_MOVE:
+        if k == 0:
+            return change.thing
+        if k == 1:
+            return change.slot_from if change.slot_from != change.thing else -1
+        return change.slot_to
+    if change.kind == UNDO_SLOT:
+        if k == 0:
+            return change.before
+        return pos.slot[change.thing] if k == 1 else -1
+    return change.thing if k == 0 else -1
 
 
 # ------------------------------------------------------------- rules --
@@ -306,6 +328,8 @@ cdef inline bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Tu
     Most moves are blocked at once or go into an empty slot: those are
     decided here, and only a thing in the way is left to push_into."""
     cdef int cell, target
+    cdef int32_t slot_from, slot_to
+    cdef Change* change
     cdef bint is_object = not is_text(geo, thing)
     if turn.moved[thing]:
         return False
@@ -318,11 +342,21 @@ cdef inline bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Tu
     if pos.slot[target] >= 0 and not push_into(geo, pos, log, turn, props, thing, is_object,
                                                 pos.slot[target], direction):
         return False
-    set_slot(geo, pos, log, turn, cell, NO_THING)
-    set_cell(pos, log, thing, target)
-    set_slot(geo, pos, log, turn, target, thing)
+    slot_from = pos.slot[cell]
+    slot_to = pos.slot[target]
+    change = log_change(log, UNDO_MOVE, thing, cell)
+    if change != NULL:
+        change.facing = pos.facing[thing]
+        change.slot_from = slot_from
+        change.slot_to = slot_to
+    if ((slot_from >= 0 and is_text(geo, slot_from)) or (slot_to >= 0 and is_text(geo, slot_to))
+            or not is_object):
+        turn.text_slots_changed = True
+    pos.slot[cell] = NO_THING
+    pos.cell[thing] = <uint16_t>target
+    pos.slot[target] = thing
     if is_object:
-        set_facing(pos, log, thing, direction + 1)
+        pos.facing[thing] = <uint8_t>(direction + 1)
     else:
         turn.texts_moved += 1
     turn.moved[thing] = 1
