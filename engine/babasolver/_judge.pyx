@@ -531,7 +531,7 @@ cdef class JudgeWorkspace(Workspace):
         cdef const Change* change
         cdef int i, thing, j
         cdef uint32_t value
-        memcpy(out, parent.data, parent.length)
+        copy_words(out, parent.data, parent.length)
         # Each thing once, or nearly: a thing that moved is named by its
         # own move only.
         for i in range(3 * self.log.n):

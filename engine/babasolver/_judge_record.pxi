@@ -123,6 +123,15 @@ cdef extern from *:
     uint64_t judge_load64(const uint8_t* p) nogil
 
 
+cdef inline void copy_words(uint8_t* to, const uint8_t* data, int length) noexcept nogil:
+    """`length` bytes, a word at a time: records are short, and both
+    buffers have ARENA_SLACK spare bytes past the end."""
+    cdef int i = 0
+    while i < length:
+        judge_store64(to + i, judge_load64(data + i))
+        i += 8
+
+
 cdef inline void put_bits(BitWriter* w, uint64_t value, int n) noexcept nogil:
     """n (at most 56 - 8) more bits; whole bytes go out at once."""
     cdef int whole
@@ -454,10 +463,10 @@ cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int le
             while taken < like.n and like.bit[taken + 1] <= same * 8:
                 taken += 1
             if taken:
-                memcpy(e.thing, like.thing, taken * sizeof(int))
-                memcpy(e.value, like.value, taken * sizeof(uint32_t))
-                memcpy(e.bit, like.bit, taken * sizeof(int))
                 for k in range(taken):
+                    e.thing[k] = like.thing[k]
+                    e.value[k] = like.value[k]
+                    e.bit[k] = like.bit[k]
                     e.index[e.thing[k]] = k
                 e.n = taken
                 thing = e.thing[taken - 1]
@@ -476,7 +485,7 @@ cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int le
     e.bit[e.n] = bit_at(&bits)
     if not bits_done(&bits):
         return -1
-    memcpy(e.data, record, length)
+    copy_words(e.data, record, length)
     e.length = length
     e.known = True
     return taken
