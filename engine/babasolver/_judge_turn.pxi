@@ -650,14 +650,15 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     if action != WAIT:
         for i in range(now.count[L_YOU]):
             move_thing(geo, pos, log, turn, rules, now.items[L_YOU][i], action)
-        if not destruction(geo, pos, log, turn, rules, &now, 0):
+        # A level with no text that can make KILL, SINK or HOT and MELT never destroys.
+        if geo.can_destroy and not destruction(geo, pos, log, turn, rules, &now, 0):
             return TURN_ILLEGAL
     step_start = turn.n_moved
     for i in range(now.count[L_MOVE]):
         thing = now.items[L_MOVE][i]
         if not move_thing(geo, pos, log, turn, rules, thing, pos.facing[thing] - 1):
             set_facing(pos, log, thing, opposite(pos.facing[thing]))
-    if not destruction(geo, pos, log, turn, rules, &now, step_start):
+    if geo.can_destroy and not destruction(geo, pos, log, turn, rules, &now, step_start):
         return TURN_ILLEGAL
     if turn.texts_moved:
         read_rules(geo, pos, log, turn, &turn.props, &turn.lists, turn.texts_moved)
