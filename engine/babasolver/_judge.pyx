@@ -403,8 +403,7 @@ cdef class JudgeWorkspace(Workspace):
                 return -1
             if count:
                 return 1
-        a = b = read_entries(geo, record, at, length, new, now)    # the leading entries both share
-        if a < 0:
+        if read_entries(geo, record, at, length, new) < 0:
             return -1
         # The things whose values differ between the two states.
         while a < now.n or b < new.n:

@@ -428,52 +428,19 @@ cdef inline int bit_at(const BitReader* r) noexcept nogil:
     return r.at * 8 - r.n_pending
 
 
-cdef inline int same_bytes(const uint8_t* a, const uint8_t* b, int length) noexcept nogil:
-    """How many leading bytes of a and b agree, up to `length` (both have
-    eight readable bytes past it)."""
-    cdef int n = 0
-    cdef uint64_t differ
-    while n < length:
-        differ = judge_load64(a + n) ^ judge_load64(b + n)
-        if differ:
-            n += lowest_bit(differ) >> 3     # the first byte that differs (little-endian words)
-            return n if n < length else length
-        n += 8
-    return length
-
-
 cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int length,
-                      Entries* e, const Entries* like) noexcept nogil:
+                      Entries* e) noexcept nogil:
     """A record's entries, from byte `at` to its end, into `e` with their
     bits and a copy of the record; -1 for bits that are not entries of this
-    level. `like` (or NULL) is another record's: the entries both records
-    hold in the same leading bytes are taken from it, not read again.
-    Returns how many were taken."""
+    level."""
     cdef BitReader bits
-    cdef int k, thing = -1, same, taken = 0
+    cdef int k, thing = -1
     cdef uint32_t value
     for k in range(e.n):
         e.index[e.thing[k]] = -1
     e.n = 0
     e.known = False
     open_bits(&bits, record, at, length)
-    if like != NULL and like.known:
-        same = same_bytes(like.data, record, length if length < like.length else like.length)
-        if same >= at:
-            while taken < like.n and like.bit[taken + 1] <= same * 8:
-                taken += 1
-            if taken:
-                for k in range(taken):
-                    e.thing[k] = like.thing[k]
-                    e.value[k] = like.value[k]
-                    e.bit[k] = like.bit[k]
-                    e.index[e.thing[k]] = k
-                e.n = taken
-                thing = e.thing[taken - 1]
-                bits.at = like.bit[taken] >> 3
-                refill(&bits)
-                bits.pending >>= like.bit[taken] & 7
-                bits.n_pending -= like.bit[taken] & 7
     while more_entries(&bits):
         e.bit[e.n] = bit_at(&bits)
         if read_entry(geo, &bits, &thing, &value) < 0:
@@ -488,7 +455,7 @@ cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int le
     copy_words(e.data, record, length)
     e.length = length
     e.known = True
-    return taken
+    return 0
 
 
 cdef inline void place(const Geometry* geo, Position* pos, int thing, uint32_t value,
@@ -565,7 +532,7 @@ cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, P
             props.rule_left[k] = <uint16_t>left
             props.rule_right[k] = <uint16_t>right
     # The map things: the entries' values, the root's elsewhere.
-    if read_entries(geo, record, at, length, entries, NULL) < 0:
+    if read_entries(geo, record, at, length, entries) < 0:
         return -1
     k = 0
     for i in range(geo.n_base):
