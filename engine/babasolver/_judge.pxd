@@ -14,6 +14,7 @@ cdef enum:
     TOUCHED_LIMIT = 96      # a turn logging more changes than this is packed whole
     TURN_RELAYERED = 256    # a rule reading or destruction rewrote layers: pack the whole position
     ENTRY_MIN_BITS = 8      # a record's entry is never narrower (see _judge_record.pxi)
+    SORT_BY_INSERTION = 16  # a child's changed things are sorted by insertion up to this many
     FACING_BITS = 3         # a kept facing, 0..4, in an entry
 
 # Property bits of a noun under the rules in force. Which property text
@@ -181,6 +182,10 @@ ctypedef struct Turn:
     int32_t* parent_head    # per cell: the parent's first object there, -1 for none
     int* parent_next        # per thing: the parent's next object on its cell
     int32_t parent_epoch
+    int32_t* moved_stamp    # per cell: moved_epoch when moved_head is this check's
+    int32_t* moved_head     # per cell: the first object (a moved_list index) that moved there, -1 for none
+    int* moved_next         # per moved_list index: the next one on its cell
+    int32_t moved_epoch
     int* snapshot           # a list as it stood at the start of a step
     int* snapshot2
     int* snapshot3
@@ -220,7 +225,8 @@ cdef class JudgeWorkspace(Workspace):
     cdef int load_near(self, const uint8_t* record, int length) noexcept nogil
     cdef void prepare_parent(self) noexcept nogil
     cdef int flags_now(self, int flags, bint exact) noexcept nogil
-    cdef int patch_parent(self, const Props* rules, uint8_t* out) noexcept nogil
+    cdef int logged_things(self) noexcept nogil
+    cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil
     cdef const Props* rules_now(self) noexcept nogil
     cdef const Lists* lists_now(self) noexcept nogil
     cdef tuple xy(self, int cell)

@@ -305,6 +305,9 @@ cdef class JudgeWorkspace(Workspace):
         self.turn.parent_stamp = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
         self.turn.parent_head = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
         self.turn.parent_next = <int*>mem.alloc(n, sizeof(int))
+        self.turn.moved_stamp = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
+        self.turn.moved_head = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
+        self.turn.moved_next = <int*>mem.alloc(n, sizeof(int))
         self.turn.snapshot = <int*>mem.alloc(list_room, sizeof(int))
         self.turn.snapshot2 = <int*>mem.alloc(list_room, sizeof(int))
         self.turn.snapshot3 = <int*>mem.alloc(list_room, sizeof(int))
@@ -486,58 +489,71 @@ cdef class JudgeWorkspace(Workspace):
 
     cdef int pack_child(self, int flags, uint8_t* out) noexcept nogil:
         """The record of `pos` after a turn from `saved` (whose map-thing
-        entries are `entries`)."""
+        entries are `entries`). After a logged turn (no rule reading, no
+        destruction, not too many moves) only the things the log names can
+        have changed: the parent's record with their entries written over
+        (patch_parent), or else its runs copied around them (pack_changed)."""
         cdef const Geometry* geo = &self.level.geo
         cdef const Props* rules = self.rules_now()
         cdef int record_flags = self.flags_now(flags, False)
-        cdef int i, n = 0, thing, j, k
-        if (self.incremental and self.entries.known and not flags & TURN_RELAYERED
-                and 0 <= self.log.n <= TOUCHED_LIMIT and record_flags == self.record_flags
-                and self.pos.n_things == geo.n_base):
-            n = self.patch_parent(rules, out)
-            if n >= 0:
-                return n
-            n = 0
+        cdef int i, n, thing, j, length
         if (not self.incremental or flags & TURN_RELAYERED or self.log.n < 0
                 or self.log.n > TOUCHED_LIMIT or not self.entries.known):
             return pack_position(geo, &self.pos, rules, record_flags, out)
-        # What a turn without a rule reading changed: the things that moved
-        # or turned, and those that lost their slot to one (a slot's new
-        # holder always moved).
-        for i in range(3 * self.log.n):
-            thing = changed_thing(&self.log.changes[i // 3], &self.pos, i % 3)
-            if 0 <= thing < geo.n_base and not self.mark[thing]:
-                self.mark[thing] = 1
-                # insertion sort: few things change per turn
-                j = n
+        n = self.logged_things()
+        if record_flags == self.record_flags and self.pos.n_things == geo.n_base:
+            length = self.patch_parent(rules, n, out)
+            if length >= 0:
+                for i in range(n):
+                    self.mark[self.touched[i]] = 0
+                return length
+        if n <= SORT_BY_INSERTION:
+            for i in range(1, n):
+                thing = self.touched[i]
+                j = i
                 while j > 0 and self.touched[j - 1] > thing:
                     self.touched[j] = self.touched[j - 1]
                     j -= 1
                 self.touched[j] = thing
-                n += 1
-        for i in range(n):
-            self.mark[self.touched[i]] = 0
+            for i in range(n):
+                self.mark[self.touched[i]] = 0
+        else:                   # many moved: read them off in thing order
+            n = 0
+            for thing in range(geo.n_base):
+                if self.mark[thing]:
+                    self.mark[thing] = 0
+                    self.touched[n] = thing
+                    n += 1
         return pack_changed(geo, &self.pos, rules, record_flags, &self.entries, self.touched, n, out)
 
-    cdef int patch_parent(self, const Props* rules, uint8_t* out) noexcept nogil:
-        """The child's record as its parent's with the entries of the things
-        the logged turn changed written over in place, when each changed
-        thing had an entry and keeps one (it then has the same width);
-        -1 when an entry comes or goes. The head is the parent's: the
-        caller has checked that flags, created objects and rules are."""
+    cdef int logged_things(self) noexcept nogil:
+        """The map things the log names (see changed_thing), each once and
+        marked in `mark`, into `touched`; how many."""
+        cdef const Change* change
+        cdef int i, k, thing, n = 0, n_base = self.level.geo.n_base
+        for i in range(self.log.n):
+            change = &self.log.changes[i]
+            for k in range(3):
+                thing = changed_thing(change, &self.pos, k)
+                if 0 <= thing < n_base and not self.mark[thing]:
+                    self.mark[thing] = 1
+                    self.touched[n] = thing
+                    n += 1
+        return n
+
+    cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil:
+        """The child's record as its parent's with the entries of the n
+        things in `touched` written over in place, when each that changed
+        had an entry and keeps one (it then has the same width); -1 when an
+        entry comes or goes. The head is the parent's: the caller has
+        checked that flags and created objects are."""
         cdef const Geometry* geo = &self.level.geo
         cdef const Entries* parent = &self.entries
-        cdef const Change* change
         cdef int i, thing, j
         cdef uint32_t value
         copy_words(out, parent.data, parent.length)
-        # Each thing once, or nearly: a thing that moved is named by its
-        # own move only.
-        for i in range(3 * self.log.n):
-            change = &self.log.changes[i // 3]
-            thing = changed_thing(change, &self.pos, i % 3)
-            if thing < 0 or (self.turn.moved[thing] and (change.kind != UNDO_MOVE or i % 3 != 0)):
-                continue
+        for i in range(n):
+            thing = self.touched[i]
             value = thing_value(geo, &self.pos, rules, thing)
             j = parent.index[thing]
             if j < 0:

@@ -448,10 +448,31 @@ cdef enum:
     CHECK_HOT = 2
 
 
+cdef void chain_moved(const Geometry* geo, const Position* pos, Turn* turn) noexcept nogil:
+    """Chain the objects that moved this turn by the cell they are on, in
+    the order they moved, for objects_on."""
+    cdef int k, thing, cell
+    if turn.moved_epoch == INT32_MAX:     # see next_epoch
+        memset(turn.moved_stamp, 0, geo.ncells * sizeof(int32_t))
+        turn.moved_epoch = 0
+    turn.moved_epoch += 1
+    for k in range(turn.n_moved - 1, -1, -1):
+        thing = turn.moved_list[k]
+        if is_text(geo, thing):
+            continue
+        cell = pos.cell[thing]
+        if turn.moved_stamp[cell] != turn.moved_epoch:
+            turn.moved_stamp[cell] = turn.moved_epoch
+            turn.moved_head[cell] = -1
+        turn.moved_next[k] = turn.moved_head[cell]
+        turn.moved_head[cell] = k
+
+
 cdef int objects_on(const Geometry* geo, const Position* pos, const Turn* turn, int cell,
                     int* out) noexcept nogil:
     """The objects on `cell` that were in play when the step began: those
-    the parent had there and have not moved, then those that moved there."""
+    the parent had there and have not moved, then those that moved there
+    (chained by chain_moved)."""
     cdef int j, k, thing, n = 0
     if turn.parent_stamp[cell] == turn.parent_epoch:
         j = turn.parent_head[cell]
@@ -460,12 +481,14 @@ cdef int objects_on(const Geometry* geo, const Position* pos, const Turn* turn, 
                 out[n] = j
                 n += 1
             j = turn.parent_next[j]
-    for k in range(turn.n_moved):
-        thing = turn.moved_list[k]
-        if (not is_text(geo, thing) and pos.cell[thing] == cell
-                and (pos.alive[thing] or turn.died[thing] == turn.step)):
-            out[n] = thing
-            n += 1
+    if turn.moved_stamp[cell] == turn.moved_epoch:
+        k = turn.moved_head[cell]
+        while k >= 0:
+            thing = turn.moved_list[k]
+            if pos.alive[thing] or turn.died[thing] == turn.step:
+                out[n] = thing
+                n += 1
+            k = turn.moved_next[k]
     return n
 
 
@@ -485,6 +508,7 @@ cdef int pairs_near_moves(const Geometry* geo, const Position* pos, Turn* turn, 
     cdef int i, j, a, b, k, r, cell, n_here, n = 0
     cdef int* here = turn.snapshot3
     cdef uint16_t pa, pb
+    chain_moved(geo, pos, turn)
     next_epoch(geo, turn)
     for i in range(step_start, turn.n_moved):
         a = turn.moved_list[i]
