@@ -504,11 +504,11 @@ cdef inline bint add_pair(Turn* turn, int* n, int a, int b) noexcept nogil:
 cdef int pairs_near_moves(const Geometry* geo, const Position* pos, Turn* turn, const Props* props,
                           int check, int step_start) noexcept nogil:
     """A check's pairs when the step began with none standing: every pair
-    then has an object that moved this step, so only those cells are looked at."""
+    then has an object that moved this step, so only those cells are looked
+    at (the moves chained by chain_moved)."""
     cdef int i, j, a, b, k, r, cell, n_here, n = 0
     cdef int* here = turn.snapshot3
     cdef uint16_t pa, pb
-    chain_moved(geo, pos, turn)
     next_epoch(geo, turn)
     for i in range(step_start, turn.n_moved):
         a = turn.moved_list[i]
@@ -604,6 +604,7 @@ cdef bint destruction(const Geometry* geo, Position* pos, UndoLog* log, Turn* tu
     what it finds before the next looks. Returns False when the judge cannot
     play them (turn.illegal says which)."""
     cdef int check, n
+    cdef bint chained = False
     turn.step += 1
     turn.n_sink = lists[0].count[L_SINK]
     if not turn.fast:
@@ -614,6 +615,9 @@ cdef bint destruction(const Geometry* geo, Position* pos, UndoLog* log, Turn* tu
                 return True     # nothing moved, and nothing stood due
             if not check_can_pair(turn, lists[0], check):
                 continue
+            if not chained:     # nothing moves between the checks
+                chain_moved(geo, pos, turn)
+                chained = True
             n = pairs_near_moves(geo, pos, turn, props, check, step_start)
         else:
             n = pairs_everywhere(geo, pos, turn, lists[0], check)
