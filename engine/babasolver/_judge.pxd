@@ -31,6 +31,7 @@ cdef enum:
     P_MELT = 256
     P_LAYER = 1 | 4 | 8 | 16    # YOU, STOP, PUSH or MOVE: the object layer
     P_MOBILE = 1 | 8 | 16       # YOU, PUSH or MOVE: can move
+    P_DANGER = 1 | 32 | 64 | 128 | 256  # YOU, KILL, SINK, HOT, MELT: what destruction pairs
 
 # The object lists a turn works from, built from the rules in force.
 cdef enum:
@@ -159,6 +160,7 @@ ctypedef struct Turn:
     bint relayered          # a rule reading or destruction rewrote layers
     bint text_slots_changed # a slot holding a text changed hands (the rule scan may read otherwise)
     bint props_changed      # the turn read the rules: its own are in `props`
+    bint made               # a reading of the turn transformed objects
     bint lists_changed      # the turn rebuilt the lists: its own are in `lists`
     int max_pairs           # room for destruction pairs (more than objects: one repeats)
     int illegal

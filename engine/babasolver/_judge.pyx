@@ -476,13 +476,16 @@ cdef class JudgeWorkspace(Workspace):
         """The RECORD_* flags of `pos` after a turn with TURN_* `flags`: only a
         rule reading can leave a pair standing or make the rule list other than
         a scan of the slots; text slots changing hands can do the latter too.
-        `exact` looks again whatever the turn did."""
+        A turn's last destruction check leaves no pair under the rules it
+        played by, so a reading that transformed nothing and kept the nouns
+        that pair leaves none either. `exact` looks again whatever the turn did."""
         cdef const Props* rules = self.rules_now()
         cdef int out = self.record_flags & RECORD_RULES
         if exact or self.turn.props_changed or self.turn.text_slots_changed or flags & TURN_RELAYERED:
             scan_rules(&self.level.geo, &self.pos, &self.scanned)
             out = 0 if same_rules(&self.scanned, rules) else RECORD_RULES
-        if (exact or self.turn.props_changed) and self.level.geo.can_destroy:
+        if ((exact or (self.turn.props_changed and (self.turn.made or not same_dangers(&self.props, rules))))
+                and self.level.geo.can_destroy):
             if pairs_standing(&self.level.geo, &self.pos, &self.turn, self.lists_now()):
                 out |= RECORD_STANDING
         return out

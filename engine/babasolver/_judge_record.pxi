@@ -299,6 +299,15 @@ cdef inline uint32_t thing_value(const Geometry* geo, const Position* pos, const
     return object_value(geo, pos, props, thing)
 
 
+cdef inline bint same_dangers(const Props* a, const Props* b) noexcept nogil:
+    """Whether two rule sets make the same nouns YOU, KILL, SINK, HOT and MELT."""
+    cdef int t
+    for t in range(N_TILES):
+        if (a.noun_props[t] ^ b.noun_props[t]) & P_DANGER:
+            return False
+    return True
+
+
 cdef inline bint same_rules(const Props* a, const Props* b) noexcept nogil:
     return (a.n_rules == b.n_rules
             and memcmp(a.rule_left, b.rule_left, a.n_rules * sizeof(uint16_t)) == 0

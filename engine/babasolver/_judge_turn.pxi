@@ -313,6 +313,7 @@ cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
         derive_props(geo, props)
         made = transform(geo, pos, log, turn, props)
         if made:
+            turn.made = True
             compact_created(geo, pos)
         reset_all(geo, pos, log, turn, props, lists)
         n_before = props.n_rules
@@ -671,6 +672,7 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     turn.text_slots_changed = False
     turn.illegal = ILLEGAL_NONE
     turn.props_changed = False
+    turn.made = False
     for i in range(turn.n_died):
         turn.died[turn.died_list[i]] = 0
     turn.n_died = 0
