@@ -547,6 +547,44 @@ cdef int pairs_near_moves(const Geometry* geo, const Position* pos, Turn* turn, 
     return n
 
 
+cdef bint pairs_near_moves_possible(const Geometry* geo, const Position* pos, Turn* turn,
+                                    const Props* props, const Lists* now, int step_start) noexcept nogil:
+    """Whether any check could find a pair on a cell where an object moved
+    this step (see pairs_near_moves): one look at each such cell for all
+    three checks, as a pair is rare and each check alone would look again."""
+    cdef int i, j, k, a, b, cell, n_here
+    cdef int* here = turn.snapshot3
+    cdef bint kill = check_can_pair(turn, now, CHECK_KILL)
+    cdef bint sink = check_can_pair(turn, now, CHECK_SINK)
+    cdef bint hot = check_can_pair(turn, now, CHECK_HOT)
+    cdef uint16_t pa, pb
+    next_epoch(geo, turn)
+    for i in range(step_start, turn.n_moved):
+        a = turn.moved_list[i]
+        if is_text(geo, a):
+            continue
+        cell = pos.cell[a]
+        if turn.stamp[cell] == turn.epoch:
+            continue
+        turn.stamp[cell] = turn.epoch
+        n_here = objects_on(geo, pos, turn, cell, here)
+        for j in range(n_here):
+            a = here[j]
+            if not pos.alive[a]:
+                continue
+            pa = props.noun_props[pos.tile[a]]
+            for k in range(n_here):
+                b = here[k]
+                pb = props.noun_props[pos.tile[b]]
+                if kill and pa & P_YOU and pos.alive[b] and props.kill_mult[pos.tile[b]]:
+                    return True
+                if sink and b != a and pb & P_SINK:
+                    return True
+                if hot and pa & P_HOT and pos.alive[b] and pb & P_MELT:
+                    return True
+    return False
+
+
 cdef inline bint check_can_pair(const Turn* turn, const Lists* now, int check) noexcept nogil:
     if check == CHECK_KILL:
         return now.count[L_YOU] and now.count[L_KILL]
@@ -605,20 +643,23 @@ cdef bint destruction(const Geometry* geo, Position* pos, UndoLog* log, Turn* tu
     what it finds before the next looks. Returns False when the judge cannot
     play them (turn.illegal says which)."""
     cdef int check, n
-    cdef bint chained = False
     turn.step += 1
     turn.n_sink = lists[0].count[L_SINK]
     if not turn.fast:
         memcpy(turn.snapshot2, lists[0].items[L_SINK], turn.n_sink * sizeof(int))
+    if turn.fast:
+        if turn.n_moved == step_start:
+            return True         # nothing moved, and nothing stood due
+        if not (check_can_pair(turn, lists[0], CHECK_KILL) or check_can_pair(turn, lists[0], CHECK_SINK)
+                or check_can_pair(turn, lists[0], CHECK_HOT)):
+            return True
+        chain_moved(geo, pos, turn)     # nothing moves between the checks
+        if not pairs_near_moves_possible(geo, pos, turn, props, lists[0], step_start):
+            return True
     for check in range(3):
         if turn.fast:
-            if turn.n_moved == step_start:
-                return True     # nothing moved, and nothing stood due
             if not check_can_pair(turn, lists[0], check):
                 continue
-            if not chained:     # nothing moves between the checks
-                chain_moved(geo, pos, turn)
-                chained = True
             n = pairs_near_moves(geo, pos, turn, props, check, step_start)
         else:
             n = pairs_everywhere(geo, pos, turn, lists[0], check)
