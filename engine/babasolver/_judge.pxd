@@ -161,6 +161,7 @@ ctypedef struct Turn:
     bint text_slots_changed # a slot holding a text changed hands (the rule scan may read otherwise)
     bint props_changed      # the turn read the rules: its own are in `props`
     bint made               # a reading of the turn transformed objects
+    bint rules_settled      # ... and a scan of the slots it left finds its rules (read_rules)
     bint lists_changed      # the turn rebuilt the lists: its own are in `lists`
     int max_pairs           # room for destruction pairs (more than objects: one repeats)
     int illegal

@@ -481,7 +481,9 @@ cdef class JudgeWorkspace(Workspace):
         that pair leaves none either. `exact` looks again whatever the turn did."""
         cdef const Props* rules = self.rules_now()
         cdef int out = self.record_flags & RECORD_RULES
-        if exact or self.turn.props_changed or self.turn.text_slots_changed or flags & TURN_RELAYERED:
+        if not exact and self.turn.props_changed and self.turn.rules_settled:
+            out = 0
+        elif exact or self.turn.props_changed or self.turn.text_slots_changed or flags & TURN_RELAYERED:
             scan_rules(&self.level.geo, &self.pos, &self.scanned)
             out = 0 if same_rules(&self.scanned, rules) else RECORD_RULES
         if ((exact or (self.turn.props_changed and (self.turn.made or not same_dangers(&self.props, rules))))

@@ -298,24 +298,33 @@ cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
     """`readings` full rule readings (scan, transformations, properties,
     layers). Each scan sees the layers the reading before it left, so texts
     it made visible count. Once a reading finds the rules it found before
-    and transforms nothing, the rest would repeat it exactly."""
+    and transforms nothing, the rest would repeat it exactly. Sets
+    turn.rules_settled when a scan of the slots it leaves would find `props`
+    again: its last scan came after the layers were last set, or their
+    setting moved no text's slot."""
     cdef int k, n_before = -1
-    cdef bint made = True
+    cdef bint made = True, texts_before
     cdef uint16_t left_before[MAX_RULES]
     cdef uint16_t right_before[MAX_RULES]
     log.n = -1                  # layers get rewritten: restore the parent whole
+    turn.rules_settled = True
     for k in range(readings):
         scan_rules(geo, pos, props)
         if (not made and props.n_rules == n_before
                 and memcmp(props.rule_left, left_before, n_before * sizeof(uint16_t)) == 0
                 and memcmp(props.rule_right, right_before, n_before * sizeof(uint16_t)) == 0):
+            turn.rules_settled = True
             break
         derive_props(geo, props)
         made = transform(geo, pos, log, turn, props)
         if made:
             turn.made = True
             compact_created(geo, pos)
+        texts_before = turn.text_slots_changed
+        turn.text_slots_changed = False
         reset_all(geo, pos, log, turn, props, lists)
+        turn.rules_settled = not turn.text_slots_changed
+        turn.text_slots_changed = turn.text_slots_changed or texts_before
         n_before = props.n_rules
         memcpy(left_before, props.rule_left, n_before * sizeof(uint16_t))
         memcpy(right_before, props.rule_right, n_before * sizeof(uint16_t))
