@@ -47,6 +47,7 @@ class Counted:
 
 class Expander(Counted):
     n_actions: int
+    listed_children: int
     won_parent: int
     won_action: int
     incremental: bool

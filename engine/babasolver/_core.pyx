@@ -306,6 +306,11 @@ cdef class Expander(Counted):
     def n_actions(self):
         return self.level.n_actions
 
+    @property
+    def listed_children(self):
+        """Children the last `generate` listed: at most what inserting them adds."""
+        return self.out_count
+
     def add_root(self):
         """Store the level's initial state as state 0."""
         return self.store.add(root_record(self))
