@@ -26,7 +26,8 @@ from __future__ import annotations
 import os
 import threading
 import time
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent import futures
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional
 
@@ -147,7 +148,7 @@ class _Round:
         self.bank = bank                    # the bank of _Batches they belong to
         self.before = [_counts(e) for e in expanders]
         self.outcomes: list[Optional[SearchOutcome]] = [None] * len(expanders)
-        self.workers: list[Future] = []     # the pool's threads taking parts
+        self.workers: list[futures.Future] = []     # the pool's threads taking parts
         self._lock = threading.Lock()
         self._next = 0                      # the next part to take
         self._last = len(expanders) - 1     # the last part to take: lowered by a win or a stop
@@ -176,7 +177,7 @@ class _Round:
 
     def wait(self) -> None:
         """Until every worker is done; then raises the first one's exception."""
-        wait(self.workers)
+        futures.wait(self.workers)
         for worker in self.workers:
             worker.result()
 
@@ -272,10 +273,10 @@ class _Batches:
             self._join(batch)
         winner = batch.winner()
         ahead = None
-        if (winner is None and next_stop is not None and next_stop > stop
-                and (room is None or (room - batch.children()) // self.n_actions >= next_stop - stop)):
-            ahead = self._begin(stop, next_stop, bank=1 - batch.bank)
         try:
+            if (winner is None and next_stop is not None and next_stop > stop
+                    and (room is None or (room - batch.children()) // self.n_actions >= next_stop - stop)):
+                ahead = self._begin(stop, next_stop, bank=1 - batch.bank)
             last = len(batch.expanders) - 1 if winner is None else winner
             self._discount(batch, range(last + 1, len(batch.expanders)))
             for e in batch.expanders[:last + 1]:
@@ -301,7 +302,12 @@ class _Batches:
             expanders[k].stage(bounds[k], bounds[k + 1])
         batch = _Round(expanders[:n_parts], bank, start, stop)
         assert self.pool is not None
-        batch.workers = [self.pool.submit(batch.generate) for _ in range(min(self.threads - 1, n_parts))]
+        try:
+            for _ in range(min(self.threads - 1, n_parts)):
+                batch.workers.append(self.pool.submit(batch.generate))
+        except BaseException:       # Ctrl-C: no thread goes on with a batch nobody waits for
+            self._abandon(batch)
+            raise
         return batch
 
     def _join(self, batch: _Round) -> None:
@@ -317,7 +323,7 @@ class _Batches:
         """Stop a batch that will not be inserted, once its threads are done
         with the parts they hold, and take its counts back out."""
         batch.stop_taking()
-        wait(batch.workers)
+        futures.wait(batch.workers)
         self._discount(batch, range(len(batch.expanders)))
 
     def _discount(self, batch: _Round, parts: range) -> None:
