@@ -6,7 +6,7 @@ import random
 import pytest
 
 from babasolver import tiles
-from babasolver._core import STORE_CAPACITY, Expander, StateStore
+from babasolver._core import STORE_CAPACITY, Expander, SearchOutcome, StateStore, take_generated
 from babasolver._judge import JudgeLevel
 from babasolver.rulesets import core_level
 from babasolver.game import Simulation
@@ -433,6 +433,39 @@ def test_generate_only_reads_the_store_and_insert_adds_what_expand_would():
         by_expand.parent(i) for i in range(n, len(by_expand))]
     with pytest.raises(IndexError):
         two_steps.generate(0, len(by_steps) + 1)
+
+
+def test_staged_states_play_the_same_while_the_store_grows():
+    """An expander generates from its own copy of the staged states, so
+    inserting into the store meanwhile (growing, and so moving, its arena
+    and its tables) changes none of the children."""
+    level = make_level(MOVER_LEVEL)
+    core = core_level(level)
+    _, records = random_walk(level, 40, 5)
+    store = StateStore(16)
+    for record in records:
+        store.add(record)
+    n = len(store)
+    assert n > 8
+    plain = Expander(core, store)
+    assert plain.generate(1, n) == SearchOutcome.SEARCH_GOING
+    listed = plain.listed_children
+    expected = take_generated(plain, 1, 0)
+    staged = Expander(core, store)
+    staged.stage(1, n)
+    arena_before = store.memory_bytes
+    added = store.add_counting(1 << 40, (1 << 40) + 2_000_000, 8)     # 8-byte records no state packs to
+    assert added == 2_000_000 and store.memory_bytes > 100 * arena_before
+    assert staged.generate_staged() == SearchOutcome.SEARCH_GOING
+    assert staged.listed_children == listed > 0
+    assert take_generated(staged, 1, 0) == expected
+    assert staged.generate_staged() == SearchOutcome.SEARCH_GOING      # the copy stays until the next stage
+    assert take_generated(staged, 1, 0) == expected
+    assert staged.expanded == plain.expanded * 2 and staged.generated == plain.generated * 2
+    with pytest.raises(RuntimeError, match="staged"):
+        Expander(core, store).generate_staged()
+    with pytest.raises(IndexError):
+        staged.stage(0, len(store) + 1)
 
 
 def test_store_holds_more_states_than_the_old_26_bit_index():

@@ -1,11 +1,15 @@
 """The breadth-first driver: shortest solutions, verdicts and limits."""
 from __future__ import annotations
 
+from concurrent import futures
+
 import pytest
 
 from babasolver import solver
 from babasolver.game import replay
 from babasolver.level import load_level, read_keke_set
+from babasolver.rulesets import core_level
+from babasolver.schedule import Budget
 
 from util import make_level
 
@@ -134,3 +138,101 @@ def test_keke_solutions_win_and_are_no_longer_than_the_reference(keke_sets, set_
         assert replay(keke.level, result.solution).won_at == len(result.solution), keke.id
         assert len(result.solution) <= len(keke.solution), keke.id
     assert solved > 0
+
+
+def _breadth_first(level, threads, max_states=200_000, memory=None, until=None):
+    """Breadth-first search alone, as mode "shortest" runs it, and its
+    store: (the result's outcome, every state's record, parent and action).
+    With `until`, the search stops after every batch and goes on (each run
+    a new call, as between the phases of mode "both")."""
+    search = solver._BreadthFirst(core_level(level), Budget(None, max_states, memory), threads, None, 1.0)
+    try:
+        result = search.run(until)
+        while result is None:
+            result = search.run(until)
+    finally:
+        search.close()
+    store = search.store
+    return _outcome(result) + (result.stats.illegal,), [(store.get(i), store.parent(i)) for i in range(len(store))]
+
+
+class _Spy:
+    """Records, through the solver's own classes, which batches were
+    generated ahead (while the batch before was inserted) and where wins
+    fell. `eager`: the worst timing for the counters, made sure: a batch
+    ahead is generated whole before the batch before it is inserted, and a
+    win stops no thread, so that parts after it were played too."""
+
+    def __init__(self, monkeypatch, eager):
+        self.ahead = []                 # (start, stop) of each batch generated ahead
+        self.wins = []                  # (part, parts, generated ahead) of each win
+        expand, begin, winner = solver._Batches.expand, solver._Batches._begin, solver._Round.winner
+        ahead_rounds = set()
+        expanding = [0]                 # the first state of the batch being expanded
+
+        def spied_expand(batches, start, *args):
+            expanding[0] = start
+            return expand(batches, start, *args)
+
+        def spied_begin(batches, start, stop, bank):
+            batch = begin(batches, start, stop, bank)
+            if start != expanding[0]:   # the next batch, begun while this one is inserted
+                self.ahead.append((start, stop))
+                ahead_rounds.add(id(batch))
+                if eager:
+                    futures.wait(batch.workers)
+            return batch
+
+        def spied_winner(batch):
+            part = winner(batch)
+            if part is not None:
+                self.wins.append((part, len(batch.expanders), id(batch) in ahead_rounds))
+            return part
+
+        def generate_past_wins(batch):
+            part = batch._take()
+            while part is not None:
+                batch.outcomes[part] = batch.expanders[part].generate_staged()
+                part = batch._take()
+
+        monkeypatch.setattr(solver._Batches, "expand", spied_expand)
+        monkeypatch.setattr(solver._Batches, "_begin", spied_begin)
+        monkeypatch.setattr(solver._Round, "winner", spied_winner)
+        if eager:
+            monkeypatch.setattr(solver._Round, "generate", generate_past_wins)
+
+
+@pytest.mark.parametrize("eager", [False, True])
+def test_pipelined_threads_build_the_store_of_one_thread(monkeypatch, repo_root, keke_sets, eager):
+    """Two threads insert one batch while they generate the next: the store
+    (every record, parent and action), the counters and the result are one
+    thread's, whether the search ends solved, unsolvable, at a state limit,
+    at its memory limit, or stops after every batch and goes on."""
+    monkeypatch.setattr(solver, "MIN_PART", 1)
+    spy = _Spy(monkeypatch, eager)
+    demo = {keke.id: keke.level for keke in read_keke_set(keke_sets["demo"])}
+    test = {keke.id: keke.level for keke in read_keke_set(keke_sets["test"])}
+    level_01 = load_level(repo_root / "levels" / "01")
+    cases = [       # (level, states per batch, limits): several batches per layer, of up to 8 parts
+        (load_level(repo_root / "levels" / "00"), 3, {}),
+        (make_level(WALLED_OFF), 2, {}),
+        (demo["3"], 64, {}),                        # won in part 2 of 8 of a batch generated ahead
+        (test["0"], 64, {}),                        # ... in part 5
+        (test["0"], 64, {"until": 0.0}),            # stopped after every batch, a batch ahead dropped
+        (level_01, 64, {"max_states": 30_000}),
+        (level_01, 64, {"max_states": 30_001, "until": 0.0}),
+        (level_01, 64, {"memory": 3 << 20}),
+    ]
+    statuses = set()
+    for level, chunk, limits in cases:
+        monkeypatch.setattr(solver, "CHUNK", chunk)
+        spy.ahead.clear()
+        one = _breadth_first(level, 1, **limits)
+        assert not spy.ahead                        # one thread generates nothing ahead
+        two = _breadth_first(level, 2, **limits)
+        assert two == one, (level.name, limits)
+        assert spy.ahead, (level.name, limits)
+        statuses.add(one[0][0])
+    assert statuses == {solver.SOLVED, solver.UNSOLVABLE, solver.LIMIT_STATES, solver.LIMIT_MEMORY}
+    # Wins fell inside batches generated ahead, with parts after them dropped.
+    assert any(ahead and 0 < part < parts - 1 for part, parts, ahead in spy.wins)

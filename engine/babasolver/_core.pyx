@@ -230,7 +230,12 @@ cdef class Expander(Counted):
     Expansion runs in two steps. `generate` plays a range of states into
     this expander's own list of children and only reads the store, so several
     expanders (one per thread) can generate at once; `insert_generated` then
-    adds the children to the store, in order. `expand` does both."""
+    adds the children to the store, in order. `expand` does both.
+
+    `generate` is itself `stage` (copy the range's records out of the store)
+    then `generate_staged` (play from that copy). Generating from a staged
+    copy never touches the store, so it may run while another thread inserts
+    into the store, whose arena an insert can move."""
     cdef CoreLevel level
     cdef StateStore store
     cdef Workspace work
@@ -243,6 +248,15 @@ cdef class Expander(Counted):
     cdef uint64_t* out_parent
     cdef uint8_t* out_action
     cdef size_t out_count, out_room
+    # The parents of the next generate_staged, copied out of the store:
+    # parent staged_first + i is staged_bytes[staged_start[i]:staged_start[i + 1]],
+    # with ARENA_SLACK readable bytes after the last, as in the arena.
+    cdef uint8_t* staged_bytes
+    cdef size_t staged_capacity
+    cdef size_t* staged_start
+    cdef size_t staged_room
+    cdef size_t staged_first, staged_count
+    cdef bint staged
     cdef readonly int64_t won_parent
     cdef readonly int won_action
 
@@ -261,6 +275,11 @@ cdef class Expander(Counted):
         safe_realloc(&self.out_action, self.out_room)
         self.out_count = self.out_used = 0
         self.out_start[0] = 0
+        self.staged_capacity = 1 << 12
+        self.staged_room = 1 << 8
+        safe_realloc(&self.staged_bytes, self.staged_capacity + ARENA_SLACK)
+        safe_realloc(&self.staged_start, self.staged_room + 1)
+        self.staged = False
         self.won_parent = -1
         self.won_action = -1
 
@@ -270,6 +289,8 @@ cdef class Expander(Counted):
         free(self.out_hash)
         free(self.out_parent)
         free(self.out_action)
+        free(self.staged_bytes)
+        free(self.staged_start)
 
     @property
     def incremental(self):
@@ -284,6 +305,11 @@ cdef class Expander(Counted):
     @property
     def n_actions(self):
         return self.level.n_actions
+
+    @property
+    def listed_children(self):
+        """Children the last `generate` listed: at most what inserting them adds."""
+        return self.out_count
 
     def add_root(self):
         """Store the level's initial state as state 0."""
@@ -308,11 +334,26 @@ cdef class Expander(Counted):
         list of children (replacing the last list), stopping at the first
         child that wins (SEARCH_WON; the list holds the children before
         it). Reads the store but does not change it."""
-        cdef int outcome
+        self.stage(start, stop)
+        return self.generate_staged()
+
+    def stage(self, size_t start, size_t stop):
+        """Copy the records of states [start, stop) out of the store, the
+        parents of the next `generate_staged`. No insert into the store may
+        run meanwhile; once staged, the store may change at will."""
         if stop > <size_t>len(self.store) or start > stop:
             raise IndexError(f"states [{start}, {stop}) are not all stored")
         with nogil:
-            outcome = self.expand_range(start, stop)
+            self.stage_range(start, stop)
+
+    def generate_staged(self):
+        """`generate` from the states the last `stage` copied, without
+        reading the store: it may run while another thread inserts."""
+        cdef int outcome
+        if not self.staged:
+            raise RuntimeError("no states are staged: call stage(start, stop) first")
+        with nogil:
+            outcome = self.expand_staged()
         return SearchOutcome(outcome)
 
     def insert_generated(self):
@@ -355,13 +396,41 @@ cdef class Expander(Counted):
         self.out_count = self.out_used = 0
         return 0
 
-    cdef int expand_range(self, size_t start, size_t stop) except -1 nogil:
-        cdef size_t index
+    cdef int stage_range(self, size_t start, size_t stop) except -1 nogil:
+        """Copy states [start, stop): their records lie end to end in the
+        arena, so one copy takes them all."""
+        cdef size_t n = stop - start
+        cdef size_t first = self.store.start_of(start)
+        cdef size_t nbytes = self.store.start_of(stop) - first
+        cdef size_t i
+        self.staged = False
+        if nbytes > self.staged_capacity:
+            self.staged_capacity = max(nbytes, 2 * self.staged_capacity)
+            safe_realloc(&self.staged_bytes, self.staged_capacity + ARENA_SLACK)
+        if n > self.staged_room:
+            self.staged_room = max(n, 2 * self.staged_room)
+            safe_realloc(&self.staged_start, self.staged_room + 1)
+        memcpy(self.staged_bytes, self.store.arena + first, nbytes)
+        # A record is read a word at a time, up to ARENA_SLACK bytes past its
+        # end (those bytes are read, never used): zeroed, they are defined.
+        memset(self.staged_bytes + nbytes, 0, ARENA_SLACK)
+        for i in range(n + 1):
+            self.staged_start[i] = self.store.start_of(start + i) - first
+        self.staged_first = start
+        self.staged_count = n
+        self.staged = True
+        return 0
+
+    cdef int expand_staged(self) except -1 nogil:
+        """Play the staged states; the store is not read (but for its fixed
+        hash mask), so inserts may run meanwhile."""
+        cdef size_t i, index
         cdef int action, flags, length, child
         self.out_count = self.out_used = 0
-        for index in range(start, stop):
-            # The arena does not move while generating: inserts come after.
-            if self.work.load(self.store.record_at(index), self.store.length_of(index), index != start) < 0:
+        for i in range(self.staged_count):
+            index = self.staged_first + i
+            if self.work.load(self.staged_bytes + self.staged_start[i],
+                              <int>(self.staged_start[i + 1] - self.staged_start[i]), i != 0) < 0:
                 bad_record()
             self.counts.expanded += 1
             for action in range(self.level.n_actions):
