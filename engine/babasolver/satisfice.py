@@ -87,9 +87,12 @@ MIN_WAIT = 0.01                     # the racing threads are looked at no more o
 class _Racer:
     """One search of a pool, with its own store."""
 
-    def __init__(self, core_level: CoreLevel, spec: Search, bound: int, expected: int) -> None:
+    def __init__(self, core_level: CoreLevel, spec: Search, bound: int, expected: int,
+                 byte_limit: int = 0) -> None:
+        """MemoryError when its empty table and root take more than
+        `byte_limit` bytes (0: no limit)."""
         self.spec = spec
-        self.store: Optional[StateStore] = StateStore(expected)
+        self.store: Optional[StateStore] = StateStore(expected, byte_limit=byte_limit)
         self.search: Optional[BestFirst] = BestFirst(core_level, self.store, spec.guide, bound, spec.width)
         self.search.add_root()
         self.outcome = SearchOutcome.SEARCH_GOING
@@ -140,11 +143,16 @@ class Pool:
         self.exhausted = False              # a search saw every reachable state: no solution
         self.out_of_states = False          # the last race stopped at the budget's states
 
-    def racer(self, spec: Search, expected: int = RACER_TABLE_STATES) -> _Racer:
-        """The search `spec`, started with a table for `expected` states if new."""
+    def racer(self, spec: Search, expected: int = RACER_TABLE_STATES, byte_limit: int = 0) -> Optional[_Racer]:
+        """The search `spec`, started with a table for `expected` states if
+        new; None when its table and root do not fit in `byte_limit` bytes
+        (0: no limit)."""
         if spec not in self.racers:
             bound = self.bound or (BEAM_DEPTH if spec.width else 0)
-            self.racers[spec] = _Racer(self.core_level, spec, bound, expected)
+            try:
+                self.racers[spec] = _Racer(self.core_level, spec, bound, expected, byte_limit)
+            except MemoryError:
+                return None
         return self.racers[spec]
 
     def release(self) -> None:
@@ -236,7 +244,10 @@ def race(pool: Pool, portfolio: Sequence[Search], limit: Limit, deadline: Option
         if room_bytes is not None and new:
             expected = max(1, min(expected, room_bytes // (TABLE_BYTES_PER_SLOT * len(new))))
         for spec in new[:roots.states]:
-            pool.racer(spec, expected)
+            # Even an empty table takes bytes: a search starts only if its own share holds it.
+            share = 0 if room_bytes is None else max(1, room_bytes // len(new))
+            if pool.racer(spec, expected, share) is None:
+                break
     finally:
         budget.give_back(roots)
     racers = [pool.racers[spec] for spec in portfolio if spec in pool.racers]
