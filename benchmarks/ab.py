@@ -4,7 +4,9 @@ Runs `baba solve --mode shortest --json` of engine A and engine B in turn
 (A B A B ...) on each level, so that a drift in the machine's speed falls
 on both, and prints per level the median generated states per second of
 each and the median of the per-pair ratios B/A, then the median ratio over
-the levels. Each engine is given as the path of its `baba` executable (one
+the levels. With several thread counts (`--threads 1,2`) each round runs
+both engines at each count, and B's ratio of the last count to the first
+is given too (the pairs of one round, so a drift falls on both). Each engine is given as the path of its `baba` executable (one
 per virtual environment).
 
     python benchmarks/ab.py OLD/bin/baba NEW/bin/baba --runs 5 --threads 1 \
@@ -50,27 +52,44 @@ def main() -> None:
     parser.add_argument("engine_b")
     parser.add_argument("levels", nargs="+")
     parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", default="1",
+                        help="thread counts, comma-separated (1,2: each round runs A and B at each)")
     parser.add_argument("--max-states", default=None)
     args = parser.parse_args()
-    extra = ["--threads", str(args.threads)]
-    if args.max_states:
-        extra += ["--max-states", args.max_states]
-    ratios = []
-    print(f"{'level':<40} {'A states/s':>12} {'B states/s':>12} {'B/A':>6}")
+    counts = [int(t) for t in args.threads.split(",")]
+    limit = ["--max-states", args.max_states] if args.max_states else []
+    ratios: dict = {t: [] for t in counts}
+    scalings: List[float] = []
+    header = "".join(f" {f'A {t}t':>12} {f'B {t}t':>12} {'B/A':>6}" for t in counts)
+    if len(counts) > 1:
+        header += f" {f'B {counts[-1]}t/{counts[0]}t':>10}"
+    print(f"{'level':<40}{header}")
     with tempfile.TemporaryDirectory() as scratch:
         for level in args.levels:
             arguments = level_arguments(level, Path(scratch))
-            a_runs, b_runs = [], []
+            runs: dict = {(engine, t): [] for engine in "AB" for t in counts}
             for _ in range(args.runs):
-                a_runs.append(states_per_second(args.engine_a, arguments, extra))
-                b_runs.append(states_per_second(args.engine_b, arguments, extra))
-            ratio = statistics.median(b / a for a, b in zip(a_runs, b_runs))
-            ratios.append(ratio)
-            print(f"{level[-40:]:<40} {statistics.median(a_runs):>12,.0f} {statistics.median(b_runs):>12,.0f}"
-                  f" {ratio:>6.3f}", flush=True)
-    print(f"median B/A over {len(ratios)} levels: {statistics.median(ratios):.3f}"
-          f" (min {min(ratios):.3f}, max {max(ratios):.3f})")
+                for t in counts:
+                    extra = ["--threads", str(t), *limit]
+                    runs["A", t].append(states_per_second(args.engine_a, arguments, extra))
+                    runs["B", t].append(states_per_second(args.engine_b, arguments, extra))
+            line = f"{level[-40:]:<40}"
+            for t in counts:
+                ratio = statistics.median(b / a for a, b in zip(runs["A", t], runs["B", t]))
+                ratios[t].append(ratio)
+                line += (f" {statistics.median(runs['A', t]):>12,.0f} {statistics.median(runs['B', t]):>12,.0f}"
+                         f" {ratio:>6.3f}")
+            if len(counts) > 1:
+                scaling = statistics.median(b / a for a, b in zip(runs["B", counts[0]], runs["B", counts[-1]]))
+                scalings.append(scaling)
+                line += f" {scaling:>10.2f}"
+            print(line, flush=True)
+    for t in counts:
+        print(f"median B/A at {t} thread(s) over {len(ratios[t])} levels: {statistics.median(ratios[t]):.3f}"
+              f" (min {min(ratios[t]):.3f}, max {max(ratios[t]):.3f})")
+    if scalings:
+        print(f"median B {counts[-1]} threads / {counts[0]}: {statistics.median(scalings):.2f}"
+              f" (min {min(scalings):.2f}, max {max(scalings):.2f})")
 
 
 if __name__ == "__main__":
