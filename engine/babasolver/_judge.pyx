@@ -236,15 +236,9 @@ cdef void read_root(JudgeLevel level) except *:
 
 # --------------------------------------------------------- workspace --
 
-cdef inline void chain_object(Turn* turn, const Position* pos, int thing) noexcept nogil:
-    cdef int cell
-    if pos.alive[thing]:
-        cell = pos.cell[thing]
-        if turn.parent_stamp[cell] != turn.parent_epoch:
-            turn.parent_stamp[cell] = turn.parent_epoch
-            turn.parent_head[cell] = -1
-        turn.parent_next[thing] = turn.parent_head[cell]
-        turn.parent_head[cell] = thing
+cdef inline void chain_object(Turn* turn, int cell, int thing) noexcept nogil:
+    """Put `thing` first on the parent's chain of `cell`."""
+    push_on_chain(turn.parent_stamp, turn.parent_head, turn.parent_next, turn.parent_epoch, cell, thing)
 
 
 cdef inline void unchain_object(Turn* turn, int cell, int thing) noexcept nogil:
@@ -260,14 +254,9 @@ cdef inline void unchain_object(Turn* turn, int cell, int thing) noexcept nogil:
 
 cdef inline void rechain_object(Turn* turn, int cell, int thing) noexcept nogil:
     """Put `thing` on the chain of `cell`, in creation order (by id)."""
-    cdef int j
-    if turn.parent_stamp[cell] != turn.parent_epoch:
-        turn.parent_stamp[cell] = turn.parent_epoch
-        turn.parent_head[cell] = -1
-    j = turn.parent_head[cell]
+    cdef int j = turn.parent_head[cell] if turn.parent_stamp[cell] == turn.parent_epoch else -1
     if j < 0 or j > thing:
-        turn.parent_next[thing] = j
-        turn.parent_head[cell] = thing
+        chain_object(turn, cell, thing)
         return
     while turn.parent_next[j] >= 0 and turn.parent_next[j] < thing:
         j = turn.parent_next[j]
@@ -596,16 +585,15 @@ cdef class JudgeWorkspace(Workspace):
                     if self.pos.alive[thing]:
                         rechain_object(turn, self.pos.cell[thing], thing)
             return
-        if turn.parent_epoch == INT32_MAX:     # see next_epoch
-            memset(turn.parent_stamp, 0, geo.ncells * sizeof(int32_t))
-            turn.parent_epoch = 0
-        turn.parent_epoch += 1
+        advance_epoch(&turn.parent_epoch, turn.parent_stamp, geo.ncells)
         # From the last object made back to the first map object (texts
         # are not objects), each pushed on its cell's chain.
         for i in range(self.pos.n_things - 1, geo.n_base - 1, -1):
-            chain_object(turn, &self.pos, i)
+            if self.pos.alive[i]:
+                chain_object(turn, self.pos.cell[i], i)
         for i in range(geo.n_base_objects - 1, -1, -1):
-            chain_object(turn, &self.pos, i)
+            if self.pos.alive[i]:
+                chain_object(turn, self.pos.cell[i], i)
         self.chained = True
 
     cdef bint wait_is_idle(self) noexcept nogil:

@@ -348,14 +348,19 @@ cdef int pack_head(const Geometry* geo, const Position* pos, const Props* props,
 
 
 
-cdef inline void put_entry(const Geometry* geo, const Position* pos, const Props* props,
-                           int thing, int* last, BitWriter* w) noexcept nogil:
-    """A map thing's entry, if its value differs from the root's."""
-    cdef uint32_t value = thing_value(geo, pos, props, thing)
+cdef inline void put_value(const Geometry* geo, BitWriter* w, int thing, uint32_t value,
+                           int* last) noexcept nogil:
+    """A map thing's entry for `value`, if it differs from the root's."""
     if value == geo.root_value[thing]:
         return
     put_entry_bits(geo, w, thing, thing - last[0] - 1, value)
     last[0] = thing
+
+
+cdef inline void put_entry(const Geometry* geo, const Position* pos, const Props* props,
+                           int thing, int* last, BitWriter* w) noexcept nogil:
+    """A map thing's entry, if its value differs from the root's."""
+    put_value(geo, w, thing, thing_value(geo, pos, props, thing), last)
 
 
 cdef int pack_position(const Geometry* geo, const Position* pos, const Props* props,
@@ -364,22 +369,15 @@ cdef int pack_position(const Geometry* geo, const Position* pos, const Props* pr
     objects, then the texts, whose values need no rules (texts never leave
     play, keep no facing and belong in their slot)."""
     cdef int i, last = -1
-    cdef uint32_t value
     cdef BitWriter w
     w.out = out
     w.length = pack_head(geo, pos, props, flags, out)
     w.pending = 0
     w.n_pending = 0
     for i in range(geo.n_base_objects):
-        value = object_value(geo, pos, props, i)
-        if value != geo.root_value[i]:
-            put_entry_bits(geo, &w, i, i - last - 1, value)
-            last = i
+        put_value(geo, &w, i, object_value(geo, pos, props, i), &last)
     for i in range(geo.n_base_objects, geo.n_base):
-        value = text_value(pos, i)
-        if value != geo.root_value[i]:
-            put_entry_bits(geo, &w, i, i - last - 1, value)
-            last = i
+        put_value(geo, &w, i, text_value(pos, i), &last)
     return close_bits(&w)
 
 

@@ -197,15 +197,35 @@ cdef void build_lists(const Geometry* geo, const Position* pos, const Props* pro
         lists.count[which] = n
 
 
-cdef inline int32_t next_epoch(const Geometry* geo, Turn* turn) noexcept nogil:
-    """A new marker for turn.stamp. Long searches play billions of turns:
+# ------------------------------------------------------ cell markers --
+# A per-cell array of stamps tells which cells an epoch has marked, so a
+# mark costs no clearing; chains of things by cell hang off such stamps.
+
+cdef inline int32_t advance_epoch(int32_t* epoch, int32_t* stamps, int ncells) noexcept nogil:
+    """A new marker for `stamps`. Long searches play billions of turns:
     before the counter would wrap, the stamps are cleared, so an old stamp
     never matches."""
-    if turn.epoch == INT32_MAX:
-        memset(turn.stamp, 0, geo.ncells * sizeof(int32_t))
-        turn.epoch = 0
-    turn.epoch += 1
-    return turn.epoch
+    if epoch[0] == INT32_MAX:
+        memset(stamps, 0, ncells * sizeof(int32_t))
+        epoch[0] = 0
+    epoch[0] += 1
+    return epoch[0]
+
+
+cdef inline void push_on_chain(int32_t* stamp, int32_t* head, int* next, int32_t epoch,
+                               int cell, int item) noexcept nogil:
+    """Put `item` first on the chain of `cell` (a cell stamped in another
+    epoch has no chain yet)."""
+    if stamp[cell] != epoch:
+        stamp[cell] = epoch
+        head[cell] = -1
+    next[item] = head[cell]
+    head[cell] = item
+
+
+cdef inline int32_t next_epoch(const Geometry* geo, Turn* turn) noexcept nogil:
+    """A new marker for turn.stamp."""
+    return advance_epoch(&turn.epoch, turn.stamp, geo.ncells)
 
 
 cdef void relayer(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
@@ -430,12 +450,7 @@ cdef inline int pairs_by_cell(const Geometry* geo, const Position* pos, Turn* tu
     cdef int i, j, cell, n = 0
     next_epoch(geo, turn)
     for j in range(n_b):
-        cell = pos.cell[b[j]]
-        if turn.stamp[cell] != turn.epoch:
-            turn.stamp[cell] = turn.epoch
-            turn.chain_head[cell] = -1
-        turn.chain_next[j] = turn.chain_head[cell]
-        turn.chain_head[cell] = j
+        push_on_chain(turn.stamp, turn.chain_head, turn.chain_next, turn.epoch, pos.cell[b[j]], j)
     for i in range(n_a):
         cell = pos.cell[a[i]]
         if turn.stamp[cell] != turn.epoch:
@@ -461,21 +476,12 @@ cdef enum:
 cdef void chain_moved(const Geometry* geo, const Position* pos, Turn* turn) noexcept nogil:
     """Chain the objects that moved this turn by the cell they are on, in
     the order they moved, for objects_on."""
-    cdef int k, thing, cell
-    if turn.moved_epoch == INT32_MAX:     # see next_epoch
-        memset(turn.moved_stamp, 0, geo.ncells * sizeof(int32_t))
-        turn.moved_epoch = 0
-    turn.moved_epoch += 1
+    cdef int k, thing
+    cdef int32_t epoch = advance_epoch(&turn.moved_epoch, turn.moved_stamp, geo.ncells)
     for k in range(turn.n_moved - 1, -1, -1):
         thing = turn.moved_list[k]
-        if is_text(geo, thing):
-            continue
-        cell = pos.cell[thing]
-        if turn.moved_stamp[cell] != turn.moved_epoch:
-            turn.moved_stamp[cell] = turn.moved_epoch
-            turn.moved_head[cell] = -1
-        turn.moved_next[k] = turn.moved_head[cell]
-        turn.moved_head[cell] = k
+        if not is_text(geo, thing):
+            push_on_chain(turn.moved_stamp, turn.moved_head, turn.moved_next, epoch, pos.cell[thing], k)
 
 
 cdef int objects_on(const Geometry* geo, const Position* pos, const Turn* turn, int cell,
@@ -511,23 +517,34 @@ cdef inline bint add_pair(Turn* turn, int* n, int a, int b) noexcept nogil:
     return True
 
 
+cdef inline int next_step_cell(const Geometry* geo, const Position* pos, Turn* turn, int* i) noexcept nogil:
+    """The next cell, from moved_list[i] on, that an object moved onto this
+    step and the current epoch has not marked (it is marked now); -1 when
+    there is none."""
+    cdef int thing, cell
+    while i[0] < turn.n_moved:
+        thing = turn.moved_list[i[0]]
+        i[0] += 1
+        if is_text(geo, thing):
+            continue
+        cell = pos.cell[thing]
+        if turn.stamp[cell] != turn.epoch:
+            turn.stamp[cell] = turn.epoch
+            return cell
+    return -1
+
+
 cdef int pairs_near_moves(const Geometry* geo, const Position* pos, Turn* turn, const Props* props,
                           int check, int step_start) noexcept nogil:
     """A check's pairs when the step began with none standing: every pair
     then has an object that moved this step, so only those cells are looked
     at (the moves chained by chain_moved)."""
-    cdef int i, j, a, b, k, r, cell, n_here, n = 0
+    cdef int i = step_start, j, a, b, k, r, cell, n_here, n = 0
     cdef int* here = turn.snapshot3
     cdef uint16_t pa, pb
     next_epoch(geo, turn)
-    for i in range(step_start, turn.n_moved):
-        a = turn.moved_list[i]
-        if is_text(geo, a):
-            continue
-        cell = pos.cell[a]
-        if turn.stamp[cell] == turn.epoch:
-            continue
-        turn.stamp[cell] = turn.epoch
+    cell = next_step_cell(geo, pos, turn, &i)
+    while cell >= 0:
         n_here = objects_on(geo, pos, turn, cell, here)
         for j in range(n_here):
             a = here[j]
@@ -553,29 +570,23 @@ cdef int pairs_near_moves(const Geometry* geo, const Position* pos, Turn* turn, 
                 elif pos.alive[b] and pb & P_MELT:
                     if not add_pair(turn, &n, a, b):
                         return n
+        cell = next_step_cell(geo, pos, turn, &i)
     return n
 
 
 cdef bint pairs_near_moves_possible(const Geometry* geo, const Position* pos, Turn* turn,
-                                    const Props* props, const Lists* now, int step_start) noexcept nogil:
-    """Whether any check could find a pair on a cell where an object moved
-    this step (see pairs_near_moves): one look at each such cell for all
-    three checks, as a pair is rare and each check alone would look again."""
-    cdef int i, j, k, a, b, cell, n_here
+                                    const Props* props, int step_start,
+                                    bint kill, bint sink, bint hot) noexcept nogil:
+    """Whether any check that can pair (`kill`, `sink`, `hot`) could find a
+    pair on a cell where an object moved this step (see pairs_near_moves):
+    one look at each such cell for all three checks, as a pair is rare and
+    each check alone would look again."""
+    cdef int i = step_start, j, k, a, b, cell, n_here
     cdef int* here = turn.snapshot3
-    cdef bint kill = check_can_pair(turn, now, CHECK_KILL)
-    cdef bint sink = check_can_pair(turn, now, CHECK_SINK)
-    cdef bint hot = check_can_pair(turn, now, CHECK_HOT)
     cdef uint16_t pa, pb
     next_epoch(geo, turn)
-    for i in range(step_start, turn.n_moved):
-        a = turn.moved_list[i]
-        if is_text(geo, a):
-            continue
-        cell = pos.cell[a]
-        if turn.stamp[cell] == turn.epoch:
-            continue
-        turn.stamp[cell] = turn.epoch
+    cell = next_step_cell(geo, pos, turn, &i)
+    while cell >= 0:
         n_here = objects_on(geo, pos, turn, cell, here)
         for j in range(n_here):
             a = here[j]
@@ -591,6 +602,7 @@ cdef bint pairs_near_moves_possible(const Geometry* geo, const Position* pos, Tu
                     return True
                 if hot and pa & P_HOT and pos.alive[b] and pb & P_MELT:
                     return True
+        cell = next_step_cell(geo, pos, turn, &i)
     return False
 
 
@@ -652,6 +664,7 @@ cdef bint destruction(const Geometry* geo, Position* pos, UndoLog* log, Turn* tu
     what it finds before the next looks. Returns False when the judge cannot
     play them (turn.illegal says which)."""
     cdef int check, n
+    cdef bint kill, sink, hot
     turn.step += 1
     turn.n_sink = lists[0].count[L_SINK]
     if not turn.fast:
@@ -659,11 +672,13 @@ cdef bint destruction(const Geometry* geo, Position* pos, UndoLog* log, Turn* tu
     if turn.fast:
         if turn.n_moved == step_start:
             return True         # nothing moved, and nothing stood due
-        if not (check_can_pair(turn, lists[0], CHECK_KILL) or check_can_pair(turn, lists[0], CHECK_SINK)
-                or check_can_pair(turn, lists[0], CHECK_HOT)):
+        kill = check_can_pair(turn, lists[0], CHECK_KILL)
+        sink = check_can_pair(turn, lists[0], CHECK_SINK)
+        hot = check_can_pair(turn, lists[0], CHECK_HOT)
+        if not (kill or sink or hot):
             return True
         chain_moved(geo, pos, turn)     # nothing moves between the checks
-        if not pairs_near_moves_possible(geo, pos, turn, props, lists[0], step_start):
+        if not pairs_near_moves_possible(geo, pos, turn, props, step_start, kill, sink, hot):
             return True
     for check in range(3):
         if turn.fast:
