@@ -226,6 +226,8 @@ cdef class JudgeWorkspace(Workspace):
     cdef void set_root_unread(self) noexcept nogil
     cdef int load_whole(self, const uint8_t* record, int length) noexcept nogil
     cdef int load_near(self, const uint8_t* record, int length) noexcept nogil
+    cdef int moved_near(self, const uint8_t* record, int length, uint32_t meta, int changed,
+                        bint patched) noexcept nogil
     cdef void prepare_parent(self) noexcept nogil
     cdef int flags_now(self, int flags, bint exact) noexcept nogil
     cdef int logged_things(self) noexcept nogil

@@ -378,12 +378,21 @@ cdef class JudgeWorkspace(Workspace):
         cdef Position* pos = &self.pos
         cdef Entries* now = &self.entries
         cdef Entries* new = &self.incoming
-        cdef Entries spare
         cdef uint32_t meta, count, value, old
-        cdef int at, a = 0, b = 0, thing, changed = 0, k, cell
-        cdef bint lists_stale = False
+        cdef int at, a = 0, b = 0, thing, changed, k
         if self.record_flags & RECORD_RULES or pos.n_things != geo.n_base or not now.known:
             return 1
+        # A sibling of the last state is mostly its record with entries
+        # written over: then only those are decoded.
+        changed = diff_entries(geo, now, record, length, self.old_cells, self.changed_values)
+        if changed >= 0:
+            for k in range(changed):
+                b = self.old_cells[k]
+                thing = now.thing[b]
+                self.touched[k] = thing
+                self.old_cells[k] = pos.cell[thing] if now.value[b] else -1
+            return self.moved_near(record, length, self.record_flags, changed, True)
+        changed = 0
         at = read_meta(geo, record, length, pos, &meta)
         if at < 0:
             return -1
@@ -418,6 +427,21 @@ cdef class JudgeWorkspace(Workspace):
                 self.changed_values[changed] = value
                 self.old_cells[changed] = pos.cell[thing] if old else -1
                 changed += 1
+        return self.moved_near(record, length, meta, changed, False)
+
+    cdef int moved_near(self, const uint8_t* record, int length, uint32_t meta, int changed,
+                        bint patched) noexcept nogil:
+        """load_near, once the `changed` things (touched, changed_values,
+        old_cells) are known: move them. `patched`: the record is the last
+        one's with their entries written over (see diff_entries), so the
+        entries are updated in place; otherwise `incoming` holds the new
+        record's entries."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef Position* pos = &self.pos
+        cdef Entries* now = &self.entries
+        cdef Entries spare
+        cdef int thing, k, cell
+        cdef bint lists_stale = False
         # From here on `pos` is the new state's, or load() decodes it whole.
         now.known = False
         for k in range(changed):
@@ -444,9 +468,15 @@ cdef class JudgeWorkspace(Workspace):
         if lists_stale:
             build_lists(geo, pos, &self.props, &self.lists)
         self.record_flags = meta & 3
-        spare = self.entries
-        self.entries = self.incoming
-        self.incoming = spare
+        if patched:
+            for k in range(changed):
+                now.value[now.index[self.touched[k]]] = self.changed_values[k]
+            copy_words(now.data, record, length)
+            now.known = True
+        else:
+            spare = self.entries
+            self.entries = self.incoming
+            self.incoming = spare
         # `saved` is the parent too: the same changes.
         for k in range(changed):
             thing = self.touched[k]

@@ -435,6 +435,63 @@ cdef inline int bit_at(const BitReader* r) noexcept nogil:
     return r.at * 8 - r.n_pending
 
 
+cdef inline int next_diff_bit(const uint8_t* a, const uint8_t* b, int bit, int length) noexcept nogil:
+    """The first bit from `bit` on where the first `length` bytes of two
+    records differ, or -1 (a word at a time: both have spare bytes)."""
+    cdef int i = bit >> 3
+    cdef uint64_t x
+    if i >= length:
+        return -1
+    x = ((judge_load64(a + i) ^ judge_load64(b + i)) >> (bit & 7)) << (bit & 7)
+    while True:
+        if length - i < 8:
+            x &= (<uint64_t>1 << ((length - i) * 8)) - 1
+        if x:
+            return i * 8 + lowest_bit(x)
+        i += 8
+        if i >= length:
+            return -1
+        x = judge_load64(a + i) ^ judge_load64(b + i)
+
+
+cdef int diff_entries(const Geometry* geo, const Entries* now, const uint8_t* record, int length,
+                      int* changed, uint32_t* values) noexcept nogil:
+    """When `record` is the record of `now` with some entries written over
+    at the same bits (the same head, each such entry the same thing and
+    width: siblings patched from one parent are), the indices of those
+    entries in `now` into `changed` and their new values into `values`;
+    how many. -1 otherwise: the caller reads the record whole. Bits that
+    agree decode alike from the same offset, so only the entries holding
+    a differing bit are decoded."""
+    cdef int k = 0, n = 0, thing, p
+    cdef uint32_t value
+    cdef BitReader r
+    if length != now.length or not now.n:
+        return -1
+    if next_diff_bit(record, now.data, 0, now.bit[0] >> 3) >= 0:
+        return -1
+    p = next_diff_bit(record, now.data, now.bit[0], length)
+    while p >= 0:
+        while k < now.n and now.bit[k + 1] <= p:
+            k += 1
+        if k == now.n:
+            return -1
+        open_bits(&r, record, now.bit[k] >> 3, length)
+        refill(&r)
+        r.pending >>= now.bit[k] & 7
+        r.n_pending -= now.bit[k] & 7
+        thing = now.thing[k - 1] if k else -1
+        if (read_entry(geo, &r, &thing, &value) < 0 or thing != now.thing[k]
+                or bit_at(&r) != now.bit[k + 1]):
+            return -1
+        changed[n] = k
+        values[n] = value
+        n += 1
+        k += 1
+        p = next_diff_bit(record, now.data, now.bit[k], length)
+    return n
+
+
 cdef int read_entries(const Geometry* geo, const uint8_t* record, int at, int length,
                       Entries* e) noexcept nogil:
     """A record's entries, from byte `at` to its end, into `e` with their
