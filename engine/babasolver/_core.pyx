@@ -443,7 +443,9 @@ cdef class Expander(Counted):
                     self.work.restore()
                     return SEARCH_WON
                 if child == CHILD_NEW:
-                    self.make_room()
+                    if (self.out_used + <size_t>self.work.max_record + ARENA_SLACK > self.out_capacity
+                            or self.out_count == self.out_room):
+                        self.make_room()
                     length = self.work.pack_child(flags, self.out_bytes + self.out_used)
                     self.keep_child(length, index, <uint8_t>action)
                 self.work.restore()

@@ -505,8 +505,8 @@ cdef class JudgeWorkspace(Workspace):
         elif exact or self.turn.props_changed or self.turn.text_slots_changed or flags & TURN_RELAYERED:
             scan_rules(&self.level.geo, &self.pos, &self.scanned)
             out = 0 if same_rules(&self.scanned, rules) else RECORD_RULES
-        if ((exact or (self.turn.props_changed and (self.turn.made or not same_dangers(&self.props, rules))))
-                and self.level.geo.can_destroy):
+        if (self.level.geo.can_destroy and (exact or (self.turn.props_changed and (
+                self.turn.made or not same_dangers(&self.props, rules))))):
             if pairs_standing(&self.level.geo, &self.pos, &self.turn, self.lists_now()):
                 out |= RECORD_STANDING
         return out

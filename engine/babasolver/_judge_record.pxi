@@ -300,11 +300,18 @@ cdef inline uint32_t thing_value(const Geometry* geo, const Position* pos, const
 
 
 cdef inline bint same_dangers(const Props* a, const Props* b) noexcept nogil:
-    """Whether two rule sets make the same nouns YOU, KILL, SINK, HOT and MELT."""
-    cdef int t
-    for t in range(N_TILES):
+    """Whether two rule sets make the same nouns YOU, KILL, SINK, HOT and MELT
+    (four nouns' bits a word)."""
+    cdef int t = 0
+    cdef uint64_t mask = <uint64_t>P_DANGER * 0x0001000100010001ULL
+    while t + 4 <= N_TILES:
+        if (judge_load64(<const uint8_t*>&a.noun_props[t]) ^ judge_load64(<const uint8_t*>&b.noun_props[t])) & mask:
+            return False
+        t += 4
+    while t < N_TILES:
         if (a.noun_props[t] ^ b.noun_props[t]) & P_DANGER:
             return False
+        t += 1
     return True
 
 

@@ -228,18 +228,29 @@ cdef inline int32_t next_epoch(const Geometry* geo, Turn* turn) noexcept nogil:
     return advance_epoch(&turn.epoch, turn.stamp, geo.ncells)
 
 
-cdef void relayer(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
-                  const Props* props) noexcept nogil:
+cdef inline void take_slot(const Geometry* geo, Position* pos, Turn* turn, int cell,
+                           int32_t thing) noexcept nogil:
+    """set_slot once the log is abandoned: nothing to log."""
+    cdef int32_t before = pos.slot[cell]
+    if before != thing:
+        if (before >= 0 and is_text(geo, before)) or (thing >= 0 and is_text(geo, thing)):
+            turn.text_slots_changed = True
+        pos.slot[cell] = thing
+
+
+cdef void relayer(const Geometry* geo, Position* pos, Turn* turn, const Props* props) noexcept nogil:
     """Step 4: objects in creation order take or empty their cell's slot,
-    then every text takes its slot."""
-    cdef int i, thing
-    cdef int n = live_objects(geo, pos, turn.snapshot3)
-    for i in range(n):
-        thing = turn.snapshot3[i]
-        set_slot(geo, pos, log, turn, pos.cell[thing],
-                 thing if props.noun_props[pos.tile[thing]] & P_LAYER else NO_THING)
+    then every text takes its slot. Only a rule reading or destruction
+    relayers, and both abandon the log first."""
+    cdef int i
+    for i in range(geo.n_base_objects):
+        if pos.alive[i]:
+            take_slot(geo, pos, turn, pos.cell[i], i if props.noun_props[pos.tile[i]] & P_LAYER else NO_THING)
+    for i in range(geo.n_base, pos.n_things):
+        if pos.alive[i]:
+            take_slot(geo, pos, turn, pos.cell[i], i if props.noun_props[pos.tile[i]] & P_LAYER else NO_THING)
     for i in range(geo.n_base_objects, geo.n_base):
-        set_slot(geo, pos, log, turn, pos.cell[i], i)
+        take_slot(geo, pos, turn, pos.cell[i], i)
 
 
 cdef void reset_all(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
@@ -250,7 +261,7 @@ cdef void reset_all(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn
     for i in range(lists.count[L_MOVE]):
         if pos.facing[lists.items[L_MOVE][i]] == 0:
             set_facing(pos, log, lists.items[L_MOVE][i], 4)
-    relayer(geo, pos, log, turn, props)
+    relayer(geo, pos, turn, props)
     turn.relayered = True
 
 
