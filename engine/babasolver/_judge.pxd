@@ -163,6 +163,10 @@ ctypedef struct Turn:
     bint made               # a reading of the turn transformed objects
     bint rules_settled      # ... and a scan of the slots it left finds its rules (read_rules)
     bint lists_changed      # the turn rebuilt the lists: its own are in `lists`
+    bint lists_kept         # its last reading found the rules in force and nothing left play: the lists stand
+    int log_kept            # changes the log held when a reading abandoned it (-1: none)
+    int* reslotted          # things whose slot or facing a reading changed (unlogged)
+    int n_reslotted         # -1: more than TOUCHED_LIMIT
     int max_pairs           # room for destruction pairs (more than objects: one repeats)
     int illegal
     int illegal_thing
@@ -230,7 +234,8 @@ cdef class JudgeWorkspace(Workspace):
                         bint patched) noexcept nogil
     cdef void prepare_parent(self) noexcept nogil
     cdef int flags_now(self, int flags, bint exact) noexcept nogil
-    cdef int logged_things(self) noexcept nogil
+    cdef int logged_things(self, int n_logged) noexcept nogil
+    cdef bint patchable_reading(self) noexcept nogil
     cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil
     cdef const Props* rules_now(self) noexcept nogil
     cdef const Lists* lists_now(self) noexcept nogil

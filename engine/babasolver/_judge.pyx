@@ -226,7 +226,7 @@ cdef void read_root(JudgeLevel level) except *:
     cdef UndoLog no_log
     cdef int i
     no_log.n = -1
-    read_rules(&level.geo, &level.root, &no_log, &work.turn, &level.root_props, &work.turn.lists, 1)
+    read_rules(&level.geo, &level.root, &no_log, &work.turn, &level.root_props, &work.turn.lists, 1, NULL, NULL)
     compact_created(&level.geo, &level.root)
     for i in range(level.geo.n_base):
         level.geo.root_value[i] = thing_value(&level.geo, &level.root, &level.root_props, i)
@@ -291,6 +291,7 @@ cdef class JudgeWorkspace(Workspace):
         self.turn.chain_next = <int*>mem.alloc(list_room, sizeof(int))
         self.turn.died = <int*>mem.alloc(n, sizeof(int))
         self.turn.died_list = <int*>mem.alloc(2 * n + 2, sizeof(int))
+        self.turn.reslotted = <int*>mem.alloc(TOUCHED_LIMIT, sizeof(int))
         self.turn.parent_stamp = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
         self.turn.parent_head = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
         self.turn.parent_next = <int*>mem.alloc(n, sizeof(int))
@@ -521,10 +522,22 @@ cdef class JudgeWorkspace(Workspace):
         cdef const Props* rules = self.rules_now()
         cdef int record_flags = self.flags_now(flags, False)
         cdef int i, n, thing, j, length
-        if (not self.incremental or flags & TURN_RELAYERED or self.log.n < 0
-                or self.log.n > TOUCHED_LIMIT or not self.entries.known):
+        if not self.incremental or not self.entries.known:
             return pack_position(geo, &self.pos, rules, record_flags, out)
-        n = self.logged_things()
+        if flags & TURN_RELAYERED:
+            if not self.patchable_reading():
+                return pack_position(geo, &self.pos, rules, record_flags, out)
+            n = self.logged_things(self.turn.log_kept)
+            for i in range(self.turn.n_reslotted):
+                thing = self.turn.reslotted[i]
+                if thing < geo.n_base and not self.mark[thing]:
+                    self.mark[thing] = 1
+                    self.touched[n] = thing
+                    n += 1
+        elif self.log.n < 0 or self.log.n > TOUCHED_LIMIT:
+            return pack_position(geo, &self.pos, rules, record_flags, out)
+        else:
+            n = self.logged_things(self.log.n)
         if record_flags == self.record_flags and self.pos.n_things == geo.n_base:
             length = self.patch_parent(rules, n, out)
             if length >= 0:
@@ -550,12 +563,25 @@ cdef class JudgeWorkspace(Workspace):
                     n += 1
         return pack_changed(geo, &self.pos, rules, record_flags, &self.entries, self.touched, n, out)
 
-    cdef int logged_things(self) noexcept nogil:
-        """The map things the log names (see changed_thing), each once and
-        marked in `mark`, into `touched`; how many."""
+    cdef bint patchable_reading(self) noexcept nogil:
+        """Whether after a turn that read the rules only the things it
+        names can differ from the parent: it read the rules in force (so
+        every noun keeps its layer), made and destroyed nothing, and its
+        log held every move before the reading; then a thing's value changes
+        only with its cell, facing or whether it holds its cell's slot, and
+        the log and the reading's notes (turn.reslotted) name all of those."""
+        cdef const Turn* turn = &self.turn
+        return (turn.log_kept >= 0 and turn.log_kept <= TOUCHED_LIMIT and turn.n_reslotted >= 0
+                and not turn.made and turn.n_died == 0
+                and (not turn.props_changed or same_rules(&turn.props, &self.props)))
+
+    cdef int logged_things(self, int n_logged) noexcept nogil:
+        """The map things the first `n_logged` changes of the log name (see
+        changed_thing), each once and marked in `mark`, into `touched`; how
+        many."""
         cdef const Change* change
         cdef int i, k, thing, n = 0, n_base = self.level.geo.n_base
-        for i in range(self.log.n):
+        for i in range(n_logged):
             change = &self.log.changes[i]
             for k in range(3):
                 thing = changed_thing(change, &self.pos, k)

@@ -35,17 +35,6 @@ cdef inline bint is_text(const Geometry* geo, int thing) noexcept nogil:
     return geo.n_base_objects <= thing < geo.n_base
 
 
-cdef inline void set_slot(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
-                          int cell, int32_t thing) noexcept nogil:
-    cdef int32_t before = pos.slot[cell]
-    if before == thing:
-        return
-    log_change(log, UNDO_SLOT, cell, before)
-    if (before >= 0 and is_text(geo, before)) or (thing >= 0 and is_text(geo, thing)):
-        turn.text_slots_changed = True
-    pos.slot[cell] = thing
-
-
 cdef inline void set_facing(Position* pos, UndoLog* log, int thing, int facing) noexcept nogil:
     if pos.facing[thing] != facing:
         log_change(log, UNDO_FACING, thing, pos.facing[thing])
@@ -228,13 +217,27 @@ cdef inline int32_t next_epoch(const Geometry* geo, Turn* turn) noexcept nogil:
     return advance_epoch(&turn.epoch, turn.stamp, geo.ncells)
 
 
+cdef inline void reslotted(Turn* turn, int thing) noexcept nogil:
+    """Note a thing whose slot or facing a reading changed, for the child's
+    record (see JudgeWorkspace.patchable_reading)."""
+    if thing < 0 or turn.n_reslotted < 0:
+        return
+    if turn.n_reslotted == TOUCHED_LIMIT:
+        turn.n_reslotted = -1
+        return
+    turn.reslotted[turn.n_reslotted] = thing
+    turn.n_reslotted += 1
+
+
 cdef inline void take_slot(const Geometry* geo, Position* pos, Turn* turn, int cell,
                            int32_t thing) noexcept nogil:
-    """set_slot once the log is abandoned: nothing to log."""
+    """set_slot once the log is abandoned: nothing to log, the two holders noted."""
     cdef int32_t before = pos.slot[cell]
     if before != thing:
         if (before >= 0 and is_text(geo, before)) or (thing >= 0 and is_text(geo, thing)):
             turn.text_slots_changed = True
+        reslotted(turn, before)
+        reslotted(turn, thing)
         pos.slot[cell] = thing
 
 
@@ -253,14 +256,42 @@ cdef void relayer(const Geometry* geo, Position* pos, Turn* turn, const Props* p
         take_slot(geo, pos, turn, pos.cell[i], i)
 
 
+cdef void filter_lists(const Position* pos, const Lists* src, Lists* lists) noexcept nogil:
+    """The lists of `src` less the objects that left play since (it may be
+    `lists`): what build_lists makes when the rules are those `src` was
+    built under and no object was made since."""
+    cdef int which, i, n, thing
+    cdef int* items
+    for which in range(N_LISTS):
+        n = 0
+        items = lists.items[which]
+        for i in range(src.count[which]):
+            thing = src.items[which][i]
+            items[n] = thing            # kept only if in play: no branch to mispredict
+            n += pos.alive[thing]
+        lists.count[which] = n
+
+
 cdef void reset_all(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
-                    const Props* props, Lists* lists) noexcept nogil:
-    """Steps 3 and 4 of a rule reading: lists, MOVE facings, layers."""
+                    const Props* props, Lists* lists, const Lists* kept) noexcept nogil:
+    """Steps 3 and 4 of a rule reading: lists, MOVE facings, layers.
+    `kept`: lists built under these rules before objects only left play
+    (destruction, or a reading that found the rules in force), filtered
+    rather than built again; NULL to build them. When no object left play
+    this turn, `kept` are the lists as they stand: `lists` is left alone and
+    turn.lists_kept says so."""
     cdef int i
-    build_lists(geo, pos, props, lists)
+    turn.lists_kept = kept != NULL and turn.n_died == 0
+    if turn.lists_kept:
+        lists = <Lists*>kept
+    elif kept != NULL:
+        filter_lists(pos, kept, lists)
+    else:
+        build_lists(geo, pos, props, lists)
     for i in range(lists.count[L_MOVE]):
         if pos.facing[lists.items[L_MOVE][i]] == 0:
             set_facing(pos, log, lists.items[L_MOVE][i], 4)
+            reslotted(turn, lists.items[L_MOVE][i])
     relayer(geo, pos, turn, props)
     turn.relayered = True
 
@@ -325,18 +356,23 @@ cdef void compact_created(const Geometry* geo, Position* pos) noexcept nogil:
 
 
 cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
-                     Props* props, Lists* lists, int readings) noexcept nogil:
+                     Props* props, Lists* lists, int readings, const Props* before,
+                     const Lists* before_lists) noexcept nogil:
     """`readings` full rule readings (scan, transformations, properties,
     layers). Each scan sees the layers the reading before it left, so texts
     it made visible count. Once a reading finds the rules it found before
     and transforms nothing, the rest would repeat it exactly. Sets
     turn.rules_settled when a scan of the slots it leaves would find `props`
     again: its last scan came after the layers were last set, or their
-    setting moved no text's slot."""
+    setting moved no text's slot. `before` and `before_lists`: the rules in
+    force and their lists (NULL at load), whose lists a reading that finds
+    the same rules and makes nothing only filters."""
     cdef int k, n_before = -1
     cdef bint made = True, texts_before
+    cdef const Lists* kept
     cdef uint16_t left_before[MAX_RULES]
     cdef uint16_t right_before[MAX_RULES]
+    turn.log_kept = log.n       # the moves before it stay in the log, for the child's record
     log.n = -1                  # layers get rewritten: restore the parent whole
     turn.rules_settled = True
     for k in range(readings):
@@ -353,7 +389,10 @@ cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
             compact_created(geo, pos)
         texts_before = turn.text_slots_changed
         turn.text_slots_changed = False
-        reset_all(geo, pos, log, turn, props, lists)
+        kept = before_lists if before_lists != NULL and not turn.made and same_rules(props, before) else NULL
+        reset_all(geo, pos, log, turn, props, lists, kept)
+        if kept == NULL and before_lists == lists:
+            before_lists = NULL     # written over with other rules' lists
         turn.rules_settled = not turn.text_slots_changed
         turn.text_slots_changed = turn.text_slots_changed or texts_before
         n_before = props.n_rules
@@ -443,14 +482,16 @@ cdef inline bint pair_names_twice(Turn* turn, int n_pairs) noexcept nogil:
 
 
 cdef void destroy_pairs(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
-                        const Props* props, Lists* lists, int n_pairs) noexcept nogil:
+                        const Props* props, const Lists* before, Lists* lists, int n_pairs) noexcept nogil:
+    """Destroy the pairs and reset: the rules are those `before` was built
+    under, so its lists less the destroyed are the new lists."""
     cdef int i
     log.n = -1
     for i in range(n_pairs):
         pos.alive[turn.pair_a[i]] = 0
         pos.alive[turn.pair_b[i]] = 0
         pos.slot[pos.cell[turn.pair_a[i]]] = NO_THING
-    reset_all(geo, pos, log, turn, props, lists)
+    reset_all(geo, pos, log, turn, props, lists, before)
 
 
 cdef inline int pairs_by_cell(const Geometry* geo, const Position* pos, Turn* turn, const int* a, int n_a,
@@ -645,6 +686,7 @@ cdef bint settle(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
                  const Props* props, Lists** lists, int check, int n) noexcept nogil:
     """Destroy a check's pairs, or say the judge cannot (turn.illegal)."""
     cdef int i
+    cdef const Lists* before
     if not n:
         return True
     if check == CHECK_SINK:
@@ -664,8 +706,9 @@ cdef bint settle(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
         turn.died_list[turn.n_died] = turn.pair_a[i]
         turn.died_list[turn.n_died + 1] = turn.pair_b[i]
         turn.n_died += 2
+    before = lists[0]
     lists[0] = &turn.lists
-    destroy_pairs(geo, pos, log, turn, props, lists[0], n)
+    destroy_pairs(geo, pos, log, turn, props, before, lists[0], n)
     return True
 
 
@@ -749,6 +792,9 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     turn.illegal = ILLEGAL_NONE
     turn.props_changed = False
     turn.made = False
+    turn.lists_kept = False
+    turn.log_kept = -1
+    turn.n_reslotted = 0
     for i in range(turn.n_died):
         turn.died[turn.died_list[i]] = 0
     turn.n_died = 0
@@ -767,9 +813,10 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     if geo.can_destroy and not destruction(geo, pos, log, turn, rules, &now, step_start):
         return TURN_ILLEGAL
     if turn.texts_moved:
-        read_rules(geo, pos, log, turn, &turn.props, &turn.lists, turn.texts_moved)
+        read_rules(geo, pos, log, turn, &turn.props, &turn.lists, turn.texts_moved, props, now)
         rules = &turn.props
-        now = &turn.lists
+        if not turn.lists_kept:
+            now = &turn.lists
         turn.props_changed = True
     turn.lists_changed = now != lists
     if lists_overlap(geo, pos, turn, now, L_YOU, L_WIN):
