@@ -395,6 +395,8 @@ cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
             before_lists = NULL     # written over with other rules' lists
         turn.rules_settled = not turn.text_slots_changed
         turn.text_slots_changed = turn.text_slots_changed or texts_before
+        if not made and turn.rules_settled:
+            break       # a scan reads only texts' slots, which this reading left: the same rules
         n_before = props.n_rules
         memcpy(left_before, props.rule_left, n_before * sizeof(uint16_t))
         memcpy(right_before, props.rule_right, n_before * sizeof(uint16_t))
