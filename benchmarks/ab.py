@@ -63,6 +63,7 @@ def main() -> None:
     ratios: dict = {t: [] for t in counts}
     best_ratios: dict = {t: [] for t in counts}
     scalings: List[float] = []
+    best_scalings: List[float] = []
     header = "".join(f" {f'A {t}t':>12} {f'B {t}t':>12} {'B/A':>6} {'best':>6}" for t in counts)
     if len(counts) > 1:
         header += f" {f'B {counts[-1]}t/{counts[0]}t':>10}"
@@ -87,6 +88,7 @@ def main() -> None:
             if len(counts) > 1:
                 scaling = statistics.median(b / a for a, b in zip(runs["B", counts[0]], runs["B", counts[-1]]))
                 scalings.append(scaling)
+                best_scalings.append(max(runs["B", counts[-1]]) / max(runs["B", counts[0]]))
                 line += f" {scaling:>10.2f}"
             print(line, flush=True)
     for t in counts:
@@ -95,7 +97,8 @@ def main() -> None:
               f" of the best runs: {statistics.median(best_ratios[t]):.3f}")
     if scalings:
         print(f"median B {counts[-1]} threads / {counts[0]}: {statistics.median(scalings):.2f}"
-              f" (min {min(scalings):.2f}, max {max(scalings):.2f})")
+              f" (min {min(scalings):.2f}, max {max(scalings):.2f}); of the best runs:"
+              f" {statistics.median(best_scalings):.2f}")
 
 
 if __name__ == "__main__":
