@@ -135,9 +135,8 @@ ctypedef struct Entries:
 ctypedef struct Change:
     # One logged change (UNDO_* in _judge_turn.pxi). A move: `thing` left
     # cell `before`, where it faced `facing`, and the slots of that cell and
-    # of its new one were held by `slot_from` and `slot_to`. A facing or an
-    # alive flag: `thing`'s was `before`. A slot: cell `thing`'s holder was
-    # `before`.
+    # of its new one were held by `slot_from` and `slot_to`. A facing:
+    # `thing`'s was `before`.
     int32_t thing
     int32_t before
     int32_t slot_from
@@ -235,6 +234,7 @@ cdef class JudgeWorkspace(Workspace):
     cdef void prepare_parent(self) noexcept nogil
     cdef int flags_now(self, int flags, bint exact) noexcept nogil
     cdef int logged_things(self, int n_logged) noexcept nogil
+    cdef int touch(self, int thing, int n) noexcept nogil
     cdef bint patchable_reading(self) noexcept nogil
     cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil
     cdef const Props* rules_now(self) noexcept nogil

@@ -387,11 +387,10 @@ cdef class JudgeWorkspace(Workspace):
         # written over: then only those are decoded.
         changed = diff_entries(geo, now, record, length, self.old_cells, self.changed_values)
         if changed >= 0:
-            for k in range(changed):
-                b = self.old_cells[k]
-                thing = now.thing[b]
+            for k in range(changed):     # old_cells held the changed entries' indices
+                thing = now.thing[self.old_cells[k]]
+                self.old_cells[k] = pos.cell[thing] if now.value[self.old_cells[k]] else -1
                 self.touched[k] = thing
-                self.old_cells[k] = pos.cell[thing] if now.value[b] else -1
             return self.moved_near(record, length, self.record_flags, changed, True)
         changed = 0
         at = read_meta(geo, record, length, pos, &meta)
@@ -529,11 +528,7 @@ cdef class JudgeWorkspace(Workspace):
                 return pack_position(geo, &self.pos, rules, record_flags, out)
             n = self.logged_things(self.turn.log_kept)
             for i in range(self.turn.n_reslotted):
-                thing = self.turn.reslotted[i]
-                if thing < geo.n_base and not self.mark[thing]:
-                    self.mark[thing] = 1
-                    self.touched[n] = thing
-                    n += 1
+                n = self.touch(self.turn.reslotted[i], n)
         elif self.log.n < 0 or self.log.n > TOUCHED_LIMIT:
             return pack_position(geo, &self.pos, rules, record_flags, out)
         else:
@@ -579,16 +574,19 @@ cdef class JudgeWorkspace(Workspace):
         """The map things the first `n_logged` changes of the log name (see
         changed_thing), each once and marked in `mark`, into `touched`; how
         many."""
-        cdef const Change* change
-        cdef int i, k, thing, n = 0, n_base = self.level.geo.n_base
+        cdef int i, k, n = 0
         for i in range(n_logged):
-            change = &self.log.changes[i]
             for k in range(3):
-                thing = changed_thing(change, &self.pos, k)
-                if 0 <= thing < n_base and not self.mark[thing]:
-                    self.mark[thing] = 1
-                    self.touched[n] = thing
-                    n += 1
+                n = self.touch(changed_thing(&self.log.changes[i], k), n)
+        return n
+
+    cdef inline int touch(self, int thing, int n) noexcept nogil:
+        """Add a map thing (not -1, not a created object) to touched[:n]
+        unless `mark` has it; how many are touched then."""
+        if 0 <= thing < self.level.geo.n_base and not self.mark[thing]:
+            self.mark[thing] = 1
+            self.touched[n] = thing
+            n += 1
         return n
 
     cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil:

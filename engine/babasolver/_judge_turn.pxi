@@ -10,8 +10,6 @@
 cdef enum:
     UNDO_MOVE = 0           # a thing moved one cell: its cell, facing and both slots
     UNDO_FACING = 1
-    UNDO_ALIVE = 2
-    UNDO_SLOT = 3
 
 
 cdef inline Change* log_change(UndoLog* log, uint8_t kind, int32_t thing, int32_t before) noexcept nogil:
@@ -52,28 +50,21 @@ cdef void undo(Position* pos, const UndoLog* log) noexcept nogil:
             pos.slot[target] = change.slot_to
             pos.cell[change.thing] = <uint16_t>change.before
             pos.slot[change.before] = change.slot_from
-        elif change.kind == UNDO_FACING:
-            pos.facing[change.thing] = <uint8_t>change.before
-        elif change.kind == UNDO_ALIVE:
-            pos.alive[change.thing] = <uint8_t>change.before
         else:
-            pos.slot[change.thing] = change.before
+            pos.facing[change.thing] = <uint8_t>change.before
 
 
-cdef inline int changed_thing(const Change* change, const Position* pos, int k) noexcept nogil:
+cdef inline int changed_thing(const Change* change, int k) noexcept nogil:
     """The things a logged change may have changed the value of, k = 0, 1,
-    2: a mover and the holders its two slots lost, a thing that turned or
-    left play, a slot's holders before and now; -1 for none."""
+    2: a mover and the holders its two slots lost, or a thing that turned;
+    -1 for none. (Slots change unlogged only in relayering and destruction,
+    which abandon the log.)"""
     if change.kind == UNDO_MOVE:
         if k == 0:
             return change.thing
         if k == 1:
             return change.slot_from if change.slot_from != change.thing else -1
         return change.slot_to
-    if change.kind == UNDO_SLOT:
-        if k == 0:
-            return change.before
-        return pos.slot[change.thing] if k == 1 else -1
     return change.thing if k == 0 else -1
 
 
@@ -241,17 +232,23 @@ cdef inline void take_slot(const Geometry* geo, Position* pos, Turn* turn, int c
         pos.slot[cell] = thing
 
 
+cdef inline void layer_object(const Geometry* geo, Position* pos, Turn* turn, const Props* props,
+                              int thing) noexcept nogil:
+    """An object in play takes its cell's slot, or empties it if not in the layer."""
+    if pos.alive[thing]:
+        take_slot(geo, pos, turn, pos.cell[thing],
+                  thing if props.noun_props[pos.tile[thing]] & P_LAYER else NO_THING)
+
+
 cdef void relayer(const Geometry* geo, Position* pos, Turn* turn, const Props* props) noexcept nogil:
-    """Step 4: objects in creation order take or empty their cell's slot,
-    then every text takes its slot. Only a rule reading or destruction
-    relayers, and both abandon the log first."""
+    """Step 4: objects in creation order (map objects, then created ones)
+    take or empty their cell's slot, then every text takes its slot. Only
+    a rule reading or destruction relayers, and both abandon the log first."""
     cdef int i
     for i in range(geo.n_base_objects):
-        if pos.alive[i]:
-            take_slot(geo, pos, turn, pos.cell[i], i if props.noun_props[pos.tile[i]] & P_LAYER else NO_THING)
+        layer_object(geo, pos, turn, props, i)
     for i in range(geo.n_base, pos.n_things):
-        if pos.alive[i]:
-            take_slot(geo, pos, turn, pos.cell[i], i if props.noun_props[pos.tile[i]] & P_LAYER else NO_THING)
+        layer_object(geo, pos, turn, props, i)
     for i in range(geo.n_base_objects, geo.n_base):
         take_slot(geo, pos, turn, pos.cell[i], i)
 
