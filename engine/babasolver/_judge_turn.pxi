@@ -404,10 +404,12 @@ cdef void read_rules(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
 cdef inline bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
                             const Props* props, int thing, int direction) noexcept nogil:
     """Moving one thing one cell (RULES.md), pushing what is in the way.
-    Most moves are blocked at once or go into an empty slot: those are
-    decided here, and only a thing in the way is left to push_into."""
+    Most moves are blocked at once or go into an empty slot, and a YOU
+    object is often blocked by another (a row of walls that are YOU, say):
+    those are decided here; only other things in the way are left to
+    push_into."""
     cdef int cell, target
-    cdef int32_t slot_from, slot_to
+    cdef int32_t slot_from, slot_to, other
     cdef Change* change
     cdef bint is_object = not is_text(geo, thing)
     if turn.moved[thing]:
@@ -418,9 +420,13 @@ cdef inline bint move_thing(const Geometry* geo, Position* pos, UndoLog* log, Tu
     target = cell + geo.delta[direction]
     if geo.border[target]:
         return False
-    if pos.slot[target] >= 0 and not push_into(geo, pos, log, turn, props, thing, is_object,
-                                                pos.slot[target], direction):
-        return False
+    other = pos.slot[target]
+    if other >= 0:
+        if (is_object and not is_text(geo, other) and props.noun_props[pos.tile[thing]] & P_YOU
+                and (props.noun_props[pos.tile[other]] & (P_STOP | P_PUSH | P_YOU)) == P_YOU):
+            return False
+        if not push_into(geo, pos, log, turn, props, thing, is_object, other, direction):
+            return False
     slot_from = pos.slot[cell]
     slot_to = pos.slot[target]
     change = log_change(log, UNDO_MOVE, thing, cell)
@@ -711,20 +717,27 @@ cdef bint settle(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     return True
 
 
-cdef bint destruction(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
-                      const Props* props, Lists** lists, int step_start) noexcept nogil:
+cdef inline bint destruction(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                             const Props* props, Lists** lists, int step_start) noexcept nogil:
     """The three checks after a step (KILL, SINK, HOT/MELT), each destroying
     what it finds before the next looks. Returns False when the judge cannot
-    play them (turn.illegal says which)."""
-    cdef int check, n
-    cdef bint kill, sink, hot
+    play them (turn.illegal says which). A step that moved nothing, where
+    nothing stood due, is passed over here, without a call."""
     turn.step += 1
     turn.n_sink = lists[0].count[L_SINK]
+    if turn.fast and turn.n_moved == step_start:
+        return True
+    return check_step(geo, pos, log, turn, props, lists, step_start)
+
+
+cdef bint check_step(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                     const Props* props, Lists** lists, int step_start) noexcept nogil:
+    """destruction's checks, once something moved or a pair stands due."""
+    cdef int check, n
+    cdef bint kill, sink, hot
     if not turn.fast:
         memcpy(turn.snapshot2, lists[0].items[L_SINK], turn.n_sink * sizeof(int))
     if turn.fast:
-        if turn.n_moved == step_start:
-            return True         # nothing moved, and nothing stood due
         kill = check_can_pair(turn, lists[0], CHECK_KILL)
         sink = check_can_pair(turn, lists[0], CHECK_SINK)
         hot = check_can_pair(turn, lists[0], CHECK_HOT)
