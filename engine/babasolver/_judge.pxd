@@ -192,6 +192,8 @@ ctypedef struct Turn:
     int32_t* moved_head     # per cell: the first object (a moved_list index) that moved there, -1 for none
     int* moved_next         # per moved_list index: the next one on its cell
     int32_t moved_epoch
+    uint16_t* roles_at      # per stamped cell: the roles of this turn's movers there (destruction)
+    int* movers_at          # ... and how many there are
     int* snapshot           # a list as it stood at the start of a step
     int* snapshot2
     int* snapshot3

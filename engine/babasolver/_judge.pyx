@@ -298,6 +298,8 @@ cdef class JudgeWorkspace(Workspace):
         self.turn.moved_stamp = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
         self.turn.moved_head = <int32_t*>mem.alloc(geo.ncells, sizeof(int32_t))
         self.turn.moved_next = <int*>mem.alloc(n, sizeof(int))
+        self.turn.roles_at = <uint16_t*>mem.alloc(geo.ncells, sizeof(uint16_t))
+        self.turn.movers_at = <int*>mem.alloc(geo.ncells, sizeof(int))
         self.turn.snapshot = <int*>mem.alloc(list_room, sizeof(int))
         self.turn.snapshot2 = <int*>mem.alloc(list_room, sizeof(int))
         self.turn.snapshot3 = <int*>mem.alloc(list_room, sizeof(int))

@@ -663,6 +663,54 @@ cdef bint pairs_near_moves_possible(const Geometry* geo, const Position* pos, Tu
     return False
 
 
+cdef inline uint16_t pair_roles(const Props* props, int tile) noexcept nogil:
+    """What an object of `tile` can be in a check's pair: YOU, SINK, HOT and
+    MELT as they are, and P_KILL for a noun in the KILL list."""
+    return ((props.noun_props[tile] & (P_YOU | P_SINK | P_HOT | P_MELT))
+            | (P_KILL if props.kill_mult[tile] else 0))
+
+
+cdef bint roles_could_pair(const Geometry* geo, const Position* pos, Turn* turn, const Props* props,
+                           int step_start, bint kill, bint sink, bint hot) noexcept nogil:
+    """Whether some cell an object moved onto this step holds the roles of
+    a pair (see pairs_near_moves): YOU and KILL, HOT and MELT, or SINK and
+    another object. The roles counted are a superset of those there: of the
+    parent's objects on the cell (some may have left) and of every object
+    that moved there this turn. When none does, no check can pair, and
+    nothing need be chained or gathered."""
+    cdef int k, j, thing, cell, n
+    cdef uint16_t roles
+    cdef int32_t epoch = next_epoch(geo, turn)
+    for k in range(turn.n_moved):
+        thing = turn.moved_list[k]
+        if is_text(geo, thing):
+            continue
+        cell = pos.cell[thing]
+        if turn.stamp[cell] != epoch:
+            turn.stamp[cell] = epoch
+            turn.roles_at[cell] = 0
+            turn.movers_at[cell] = 0
+        turn.roles_at[cell] |= pair_roles(props, pos.tile[thing])
+        turn.movers_at[cell] += 1
+    for k in range(step_start, turn.n_moved):
+        thing = turn.moved_list[k]
+        if is_text(geo, thing):
+            continue
+        cell = pos.cell[thing]
+        roles = turn.roles_at[cell]
+        n = turn.movers_at[cell]
+        if turn.parent_stamp[cell] == turn.parent_epoch:
+            j = turn.parent_head[cell]
+            while j >= 0:
+                roles |= pair_roles(props, pos.tile[j])
+                n += 1
+                j = turn.parent_next[j]
+        if ((kill and roles & P_YOU and roles & P_KILL) or (hot and roles & P_HOT and roles & P_MELT)
+                or (sink and roles & P_SINK and n > 1)):
+            return True
+    return False
+
+
 cdef inline bint check_can_pair(const Turn* turn, const Lists* now, int check) noexcept nogil:
     if check == CHECK_KILL:
         return now.count[L_YOU] and now.count[L_KILL]
@@ -742,6 +790,8 @@ cdef bint check_step(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
         sink = check_can_pair(turn, lists[0], CHECK_SINK)
         hot = check_can_pair(turn, lists[0], CHECK_HOT)
         if not (kill or sink or hot):
+            return True
+        if not roles_could_pair(geo, pos, turn, props, step_start, kill, sink, hot):
             return True
         chain_moved(geo, pos, turn)     # nothing moves between the checks
         if not pairs_near_moves_possible(geo, pos, turn, props, step_start, kill, sink, hot):
