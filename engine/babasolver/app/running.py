@@ -24,7 +24,6 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-from pebble import ProcessExpired, ProcessPool
 
 from ..errors import BabaError
 from ..game import replay
@@ -286,6 +285,9 @@ def stuck_after(timeout: Optional[float]) -> Optional[float]:
 
 def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bool, jobs: int,
                 memory_limit: Optional[int], done: Callable[[int, LevelOutcome], None]) -> bool:
+    # pebble brings asyncio and ssl along: imported here, not at every start of baba.
+    from pebble import ProcessExpired, ProcessPool
+
     grace = stuck_after(limits.timeout)
     context = multiprocessing.get_context("spawn")
     pool: Optional[ProcessPool] = None
@@ -324,7 +326,7 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
         pool.close()
         return True
     except KeyboardInterrupt:
-        _stop_running(tasks, futures, started, done)
+        _stop_running(tasks, futures, started, jobs, done)
         return False
     finally:
         if pool is not None:
@@ -333,13 +335,17 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
 
 
 def _stop_running(tasks: Sequence[LevelTask], futures: Dict[Future, int], started: Dict[int, float],
-                  done: Callable[[int, LevelOutcome], None]) -> None:
+                  jobs: int, done: Callable[[int, LevelOutcome], None]) -> None:
     """Ctrl-C: each level a worker is running stops its search as at a
     Ctrl-C of its own and gets its row, with its counters so far when the
-    worker returns it within INTERRUPT_GRACE."""
+    worker returns it within INTERRUPT_GRACE. The pool hands levels out in
+    order, so the first `jobs` levels not done are those its workers hold,
+    even one a worker still starting up has not begun (its future is not
+    yet running): each of them gets its row too."""
     now = time.monotonic()
-    running = {future: index for future, index in futures.items()
-               if not future.done() and (future.running() or index in started)}
+    not_done = sorted((index, future) for future, index in futures.items() if not future.done())
+    running = {future: index for rank, (index, future) in enumerate(not_done)
+               if rank < jobs or future.running() or index in started}
     if STOP_SIGNAL is not None:
         for child in multiprocessing.active_children():
             with contextlib.suppress(OSError):
