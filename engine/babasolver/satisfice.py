@@ -173,9 +173,12 @@ class Pool:
         return True
 
     def tick(self) -> None:
-        """Reports progress, at most every `tick_every` seconds."""
+        """Reports progress, at most every `tick_every` seconds, once the
+        searches have stored something: a tick can come before any search
+        has run its first chunk (the race's threads are only starting),
+        and a report of nothing at all tells nothing."""
         now = time.perf_counter()
-        if self.on_tick is not None and now >= self.next_tick:
+        if self.on_tick is not None and now >= self.next_tick and self.states:
             self.next_tick = now + self.tick_every
             self.on_tick(self)
 
