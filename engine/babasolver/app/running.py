@@ -24,7 +24,6 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
-
 from ..errors import BabaError
 from ..game import replay
 from ..notation import Action, parse_solution
