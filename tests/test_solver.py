@@ -156,6 +156,14 @@ def _breadth_first(level, threads, max_states=200_000, memory=None, until=None):
     return _outcome(result) + (result.stats.illegal,), [(store.get(i), store.parent(i)) for i in range(len(store))]
 
 
+def _depths(states):
+    """Each stored state's moves from the root, from (record, (parent, action)) in store order."""
+    depth = []
+    for _, (parent, _) in states:
+        depth.append(0 if parent is None else depth[parent] + 1)
+    return depth
+
+
 class _Spy:
     """Records, through the solver's own classes, which batches were
     generated ahead (while the batch before was inserted) and where wins
@@ -224,6 +232,7 @@ def test_pipelined_threads_build_the_store_of_one_thread(monkeypatch, repo_root,
         (level_01, 64, {"memory": 3 << 20}),
     ]
     statuses = set()
+    crossed = False                 # a batch ahead began the next layer
     for level, chunk, limits in cases:
         monkeypatch.setattr(solver, "CHUNK", chunk)
         spy.ahead.clear()
@@ -233,6 +242,9 @@ def test_pipelined_threads_build_the_store_of_one_thread(monkeypatch, repo_root,
         assert two == one, (level.name, limits)
         assert spy.ahead, (level.name, limits)
         statuses.add(one[0][0])
+        depth = _depths(one[1])
+        crossed = crossed or any(depth[start] != depth[start - 1] for start, _ in spy.ahead)
     assert statuses == {solver.SOLVED, solver.UNSOLVABLE, solver.LIMIT_STATES, solver.LIMIT_MEMORY}
+    assert crossed
     # Wins fell inside batches generated ahead, with parts after them dropped.
     assert any(ahead and 0 < part < parts - 1 for part, parts, ahead in spy.wins)

@@ -210,7 +210,7 @@ class _Batches:
     threads generate in parallel (the core releases the GIL), and inserting
     one batch, which only the main thread may do, overlaps with generating
     the next: the caller names the next batch when its parents are stored
-    already (it lies in the same layer), the other threads start on its
+    already (in this layer or the next), the other threads start on its
     parts while the main thread inserts this batch's, then the main thread
     joins them. The next batch waits, generated, for the next call (its
     counts left out until then); it is generated only when inserting both
@@ -663,10 +663,17 @@ class _BreadthFirst:
                 if room == 0:
                     return self.finish(LIMIT_STATES) if budget.state_cap >= budget.max_states else None
                 stop = min(self.head + CHUNK, self.layer_end, self.head + room)
-                # The next batch, if the room allows it then: within the layer,
-                # its parents are stored already, so it can be generated while
-                # this one is inserted.
-                next_stop = min(stop + CHUNK, self.layer_end) if stop < self.layer_end else None
+                # The next batch, if the room allows it then: its parents are
+                # stored already, so it can be generated while this one is
+                # inserted. After the layer's last batch it is the first of the
+                # next layer, when that layer already holds a whole batch (so
+                # that inserting this one cannot make it another).
+                if stop < self.layer_end:
+                    next_stop: Optional[int] = min(stop + CHUNK, self.layer_end)
+                elif len(store) >= stop + CHUNK:
+                    next_stop = stop + CHUNK
+                else:
+                    next_stop = None
                 stats.peak_frontier = max(stats.peak_frontier, len(store) - self.head)
                 won = self.batches.expand(self.head, stop, next_stop, room_states)
                 if won is not None:
