@@ -122,6 +122,18 @@ def test_threads_change_nothing_on_the_keke_test_set(monkeypatch, keke_sets):
         assert outcome(solver.solve(keke.level, max_states=300_000, threads=2)) == expected, keke.id
 
 
+@pytest.mark.parametrize("n_parts", [1, 2, 3, 8, 12])
+@pytest.mark.parametrize("size", [12, 13, 100, 8192])
+def test_a_batch_splits_into_parts_that_shrink_towards_its_end(n_parts, size):
+    bounds = solver.part_bounds(1000, 1000 + size, n_parts)
+    sizes = [b - a for a, b in zip(bounds, bounds[1:])]
+    assert bounds[0] == 1000 and bounds[-1] == 1000 + size and len(sizes) == n_parts
+    assert min(sizes) >= 1
+    if size >= 100 * n_parts:           # rounding aside, each pair is no larger than the one before
+        assert all(later <= earlier + 1 for earlier, later in zip(sizes, sizes[1:]))
+        assert sizes[-1] < sizes[0] or n_parts <= 2
+
+
 def test_threads_must_be_positive():
     with pytest.raises(ValueError, match="threads"):
         solver.solve(make_level(WALLED_OFF), threads=0)

@@ -133,6 +133,21 @@ def _counts(e: Expander) -> Counts:
     return e.generated, e.expanded, e.dead_ends, e.illegal
 
 
+def part_bounds(start: int, stop: int, n_parts: int) -> list[int]:
+    """The bounds of `n_parts` contiguous parts of [start, stop), each of at
+    least one state, sized in pairs that shrink towards the end (for eight:
+    8, 8, 6, 6, 4, 4, 2, 2 shares of 40). The threads take the parts in
+    order, so the last ones, taken when a thread has little left to wait
+    for, are short: the batch ends with the threads nearly together."""
+    weights = [n_parts - k // 2 * 2 for k in range(n_parts)]
+    spare, total = stop - start - n_parts, sum(weights)
+    bounds, before = [start], 0
+    for k, weight in enumerate(weights):
+        before += weight
+        bounds.append(start + k + 1 + spare * before // total)
+    return bounds
+
+
 class _Round:
     """The generation of one batch, split into parts, by several threads.
 
@@ -206,8 +221,8 @@ class _Batches:
     counters leave out what one expander would never have played.
 
     With one thread, one expander generates a batch and inserts it. With
-    more, a batch is split into parts (PARTS_PER_THREAD per thread) that the
-    threads generate in parallel (the core releases the GIL), and inserting
+    more, a batch is split into parts (PARTS_PER_THREAD per thread, shorter
+    towards the end: see part_bounds) that the threads generate in parallel (the core releases the GIL), and inserting
     one batch, which only the main thread may do, overlaps with generating
     the next: the caller names the next batch when its parents are stored
     already (in this layer or the next), the other threads start on its
@@ -297,7 +312,7 @@ class _Batches:
         insert may run meanwhile), and set the other threads generating."""
         expanders = self.banks[bank]
         n_parts = min(len(expanders), max(1, (stop - start) // MIN_PART))
-        bounds = [start + (stop - start) * k // n_parts for k in range(n_parts + 1)]
+        bounds = part_bounds(start, stop, n_parts)
         for k in range(n_parts):
             expanders[k].stage(bounds[k], bounds[k + 1])
         batch = _Round(expanders[:n_parts], bank, start, stop)
