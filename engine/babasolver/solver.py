@@ -222,20 +222,21 @@ class _Batches:
 
     With one thread, one expander generates a batch and inserts it. With
     more, a batch is split into parts (PARTS_PER_THREAD per thread, shorter
-    towards the end: see part_bounds) that the threads generate in parallel (the core releases the GIL), and inserting
-    one batch, which only the main thread may do, overlaps with generating
-    the next: the caller names the next batch when its parents are stored
-    already (in this layer or the next), the other threads start on its
-    parts while the main thread inserts this batch's, then the main thread
-    joins them. The next batch waits, generated, for the next call (its
-    counts left out until then); it is generated only when inserting both
-    batches cannot take the store past the room the caller gives, so that
-    the caller's next batch, chosen after this one is inserted, is the one
-    generated. Expanders generate from copies of their parents (`stage`),
-    since inserting moves the store's arena. Two banks of expanders take
-    turns: one batch's children wait in one while the next is generated in
-    the other. When a child wins, the parts after its part are dropped,
-    from the store and from the counters, and no next batch is begun."""
+    towards the end: see part_bounds) that the threads generate in parallel
+    (the core releases the GIL), and inserting one batch, which only the
+    main thread may do, overlaps with generating the next: the caller names
+    the next batch when its parents are stored already (in this layer or the
+    next), the other threads start on its parts while the main thread
+    inserts this batch's, then the main thread joins them. The next batch
+    waits, generated, for the next call (its counts left out until then); it
+    is generated only when inserting both batches cannot take the store past
+    the room the caller gives, so that the caller's next batch, chosen after
+    this one is inserted, is the one generated. Expanders generate from
+    copies of their parents (`stage`), since inserting moves the store's
+    arena. Two banks of expanders take turns: one batch's children wait in
+    one while the next is generated in the other. When a child wins, the
+    parts after its part are dropped, from the store and from the counters,
+    and no next batch is begun."""
 
     def __init__(self, core_level: CoreLevel, store: StateStore, threads: int) -> None:
         self.threads = threads
