@@ -10,7 +10,7 @@ from babasolver import solver
 from babasolver.app import running
 from babasolver.app.limits import Limits
 from babasolver.app.tasks import LevelTask
-from babasolver._core import BestFirst, StateStore
+from babasolver._core import BestFirst, CoreSimulation, StateStore
 from babasolver.rulesets import core_level
 from babasolver.game import replay
 from babasolver.level import load_level
@@ -240,6 +240,31 @@ def test_a_bounded_greedy_search_reopens_states_and_keeps_its_paths_valid(repo_r
         path = store.path_to(index)
         assert len(path) == store.depth(index)
         assert replay(level, path).won_at is None
+
+
+@pytest.mark.parametrize("rows", [
+    None,                                                       # levels/01
+    ["B12..r.", "R.1B...", "b.r....", "..r...."],               # rock is baba can form: objects change tile
+    ["B12.k..", "K15.k..", "b...kR1", "..k.r.4", "..r...."],    # pushed keke; rock is kill can form
+])
+@pytest.mark.parametrize("guide, width", [(GUIDE_PAIRS, 1_000), (GUIDE_BLIND, 0)])
+def test_a_search_stores_the_records_its_paths_give(repo_root, rows, guide, width):
+    # A search loads each state from the one it expanded before (only what
+    # differs is decoded): every stored record must still be what playing
+    # its path from the root packs.
+    level = load_level(repo_root / "levels" / "01") if rows is None else make_level(rows)
+    core, store = core_level(level), StateStore(1 << 16)
+    search = BestFirst(core, store, guide, 0, width)
+    search.add_root()
+    for _ in range(20):
+        if search.run(500) != SearchOutcome.SEARCH_GOING:
+            break
+    assert len(store) > 100
+    for index in random.Random(1).sample(range(len(store)), 60):
+        sim = CoreSimulation(core)
+        for action in store.path_to(index):
+            sim.step(action)
+        assert sim.pack() == store.get(index)
 
 
 @pytest.mark.parametrize("lead", [False, True])

@@ -277,7 +277,7 @@ cdef class BestFirst(Counted):
             outcome = self.next_state(&index)
             if outcome != SEARCH_GOING:
                 return outcome
-            if self.work.load(self.store.record_at(index), self.store.length_of(index), False) < 0:
+            if self.work.load(self.store.record_at(index), self.store.length_of(index), True) < 0:
                 bad_record()
             self.counts.expanded += 1
             done += 1
