@@ -111,7 +111,7 @@ cdef class BestFirst(Counted):
         if index >= 0:
             if self.depths != NULL:
                 self.set_depth(index, 0)
-            self.novel(self.work.estimate(self.guide))
+            self.novel(self.work.estimate(self.guide), -1)
             if self.width:
                 self.layer[0].key, self.layer[0].state = 0, <size_t>index
                 self.layer_n, self.layer_at = 1, 0
@@ -128,22 +128,31 @@ cdef class BestFirst(Counted):
     def queued(self):
         return self.heap_size + (self.layer_n - self.layer_at) + self.next_n
 
-    cdef bint novel(self, int h) noexcept nogil:
+    cdef bint novel(self, int h, int parent_h) noexcept nogil:
         """Marks the atoms of the workspace's child (else its position)
-        among the states with this h; whether one was new."""
+        among the states with this h; whether one was new. The parent
+        (with h `parent_h`, -1 for none) was stored, so its atoms are marked
+        already: where it shares the child's h bucket, only the atoms it
+        may lack are looked at, with the same outcome."""
         cdef bint new = False
         cdef int i, n
-        cdef size_t start = self.level.n_atoms * (h if h < H_BUCKETS else H_BUCKETS - 1)
-        n = self.work.atoms(self.atoms)
+        cdef int bucket = h if h < H_BUCKETS else H_BUCKETS - 1
+        cdef uint8_t* seen = self.seen_atoms + self.level.n_atoms * bucket
+        cdef size_t* atoms = self.atoms
+        if parent_h >= 0 and bucket == (parent_h if parent_h < H_BUCKETS else H_BUCKETS - 1):
+            n = self.work.new_atoms(atoms)
+        else:
+            n = self.work.atoms(atoms)
         for i in range(n):
-            if not self.seen_atoms[start + self.atoms[i]]:
-                self.seen_atoms[start + self.atoms[i]] = 1
+            if not seen[atoms[i]]:
+                seen[atoms[i]] = 1
                 new = True
         if self.seen_pairs != NULL:
-            n = self.work.pair_atoms(self.atoms)
+            seen = self.seen_pairs
+            n = self.work.new_pair_atoms(atoms) if parent_h >= 0 else self.work.pair_atoms(atoms)
             for i in range(n):
-                if not self.seen_pairs[self.atoms[i]]:
-                    self.seen_pairs[self.atoms[i]] = 1
+                if not seen[atoms[i]]:
+                    seen[atoms[i]] = 1
                     new = True
         return new
 
@@ -271,7 +280,7 @@ cdef class BestFirst(Counted):
     cdef int search(self, uint64_t expansions) except -1 nogil:
         cdef uint64_t done = 0, key
         cdef size_t index
-        cdef int action, flags, length, h, outcome, child_kind
+        cdef int action, flags, length, h, parent_h, outcome, child_kind
         cdef int64_t child
         while done < expansions:
             outcome = self.next_state(&index)
@@ -281,6 +290,7 @@ cdef class BestFirst(Counted):
                 bad_record()
             self.counts.expanded += 1
             done += 1
+            parent_h = self.work.estimate(self.guide)
             for action in range(self.level.n_actions):
                 if skips_wait(self.work, action, index):
                     break
@@ -295,7 +305,7 @@ cdef class BestFirst(Counted):
                     child = self.stored_child(index, action, length)
                     if child >= 0:
                         h = self.work.estimate(self.guide)
-                        key = ((<uint64_t>(0 if self.novel(h) else 1)) << 63
+                        key = ((<uint64_t>(0 if self.novel(h, parent_h) else 1)) << 63
                                | (<uint64_t>h << 40) | (self.age & ((<uint64_t>1 << 40) - 1)))
                         self.age += 1
                         self.queue(key, <size_t>child)

@@ -193,6 +193,35 @@ cdef class CoreSimulation:
         self.illegal = None
         self.dead = self.work.is_dead()
 
+    def novelty_atoms(self, int action):
+        """What a satisficing search reads of the position and its child by
+        `action`: (the position's atoms, its pair atoms, the child's atoms,
+        its pair atoms, the child's new atoms, its new pair atoms), each
+        sorted, as the search's load (from the record) and play give them;
+        the position stays. For tests: the new ones must hold every atom of
+        the child the position lacks."""
+        if action < 0 or action > WAIT:
+            raise ValueError(f"action must be 0..4, not {action}")
+        cdef bytearray record = bytearray(self.work.max_record + ARENA_SLACK)
+        cdef int length = self.work.pack(<uint8_t*><char*>record)
+        cdef size_t* out = NULL
+        cdef list found = []
+        safe_realloc(&out, self.level.max_atoms + 1)
+        try:
+            if self.work.load(<uint8_t*><char*>record, length, False) < 0:
+                raise ValueError("not a packed state of this level")
+            found.append(sorted(out[i] for i in range(self.work.atoms(out))))
+            found.append(sorted(out[i] for i in range(self.work.pair_atoms(out))))
+            self.work.play(action)
+            found.append(sorted(out[i] for i in range(self.work.atoms(out))))
+            found.append(sorted(out[i] for i in range(self.work.pair_atoms(out))))
+            found.append(sorted(out[i] for i in range(self.work.new_atoms(out))))
+            found.append(sorted(out[i] for i in range(self.work.new_pair_atoms(out))))
+            self.work.restore()
+        finally:
+            free(out)
+        return tuple(tuple(atoms) for atoms in found)
+
 
 # ------------------------------------------------------- batch expansion --
 

@@ -236,6 +236,7 @@ cdef class JudgeWorkspace(Workspace):
     cdef void prepare_parent(self) noexcept nogil
     cdef int flags_now(self, int flags, bint exact) noexcept nogil
     cdef int logged_things(self, int n_logged) noexcept nogil
+    cdef bint short_log(self) noexcept nogil
     cdef int touch(self, int thing, int n) noexcept nogil
     cdef bint patchable_reading(self) noexcept nogil
     cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil

@@ -694,6 +694,39 @@ cdef class JudgeWorkspace(Workspace):
     cdef int pair_atoms(self, size_t* out) noexcept nogil:
         return position_pair_atoms(&self.level.geo, &self.pos, self.lists_now(), out)
 
+    cdef int new_atoms(self, size_t* out) noexcept nogil:
+        """After a logged turn only the things it moved can have new atoms
+        (undo puts back nothing else); after another, the things that
+        differ from `saved`."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef const Props* rules = self.rules_now()
+        cdef int i, n = 0
+        if not self.short_log():
+            return position_new_atoms(geo, &self.pos, &self.saved, rules, out)
+        for i in range(self.log.n):
+            if self.log.changes[i].kind == UNDO_MOVE:
+                n += thing_atom(geo, &self.pos, self.log.changes[i].thing, out + n)
+        return n + rule_atoms(geo, rules, out + n)
+
+    cdef int new_pair_atoms(self, size_t* out) noexcept nogil:
+        cdef const Geometry* geo = &self.level.geo
+        cdef const Lists* lists = self.lists_now()
+        cdef int i, thing, n = 0
+        cdef int you = first_you_cell(geo, &self.pos, lists)
+        if not self.short_log() or you != first_you_cell(geo, &self.saved, &self.lists):
+            return position_new_pair_atoms(geo, &self.pos, lists, &self.saved, &self.lists, out)
+        for i in range(self.log.n):
+            thing = self.log.changes[i].thing
+            if self.log.changes[i].kind == UNDO_MOVE and is_text(geo, thing):
+                out[n] = pair_atom(geo, you, thing - geo.n_base_objects, self.pos.cell[thing])
+                n += 1
+        return n
+
+    cdef inline bint short_log(self) noexcept nogil:
+        """The last turn was logged, with no more changes than map things
+        (so its atoms fit where a position's do)."""
+        return 0 <= self.log.n <= self.level.geo.n_base and self.pos.n_things == self.saved.n_things
+
     # ------------------------------------------------ views, with the GIL
 
     cdef tuple xy(self, int cell):

@@ -70,26 +70,58 @@ cdef int estimate(const Geometry* geo, const Position* pos, const Lists* lists,
     return h
 
 
+cdef inline int thing_atom(const Geometry* geo, const Position* pos, int i, size_t* out) noexcept nogil:
+    """Thing i's atom, if it has one, into out[0]: a text on its cell, or a
+    live object's tile on its cell; how many (0 or 1)."""
+    if geo.n_base_objects <= i < geo.n_base:
+        out[0] = <size_t>(i - geo.n_base_objects) * geo.ncells + pos.cell[i]
+        return 1
+    if not pos.alive[i]:
+        return 0
+    out[0] = <size_t>geo.n_texts * geo.ncells + <size_t>geo.kind_of[pos.tile[i]] * geo.ncells + pos.cell[i]
+    return 1
+
+
+cdef inline int rule_atoms(const Geometry* geo, const Props* props, size_t* out) noexcept nogil:
+    """Each rule in force's atom; how many."""
+    cdef int i
+    cdef size_t base = <size_t>(geo.n_texts + geo.n_kinds) * geo.ncells
+    for i in range(props.n_rules):
+        out[i] = (base + <size_t>geo.text_kind_of[props.rule_left[i]] * geo.n_text_kinds
+                  + geo.text_kind_of[props.rule_right[i]])
+    return props.n_rules
+
+
 cdef int position_atoms(const Geometry* geo, const Position* pos, const Props* props,
                         size_t* out) noexcept nogil:
     """Each text on its cell, each object tile on a cell, each rule in force,
     numbered in that order (below JudgeLevel.n_atoms)."""
     cdef int i, n = 0
-    cdef size_t base = <size_t>geo.n_texts * geo.ncells
-    for i in range(geo.n_texts):
-        out[n] = <size_t>i * geo.ncells + pos.cell[geo.n_base_objects + i]
-        n += 1
     for i in range(pos.n_things):
-        if geo.n_base_objects <= i < geo.n_base or not pos.alive[i]:
+        n += thing_atom(geo, pos, i, out + n)
+    return n + rule_atoms(geo, props, out + n)
+
+
+cdef int position_new_atoms(const Geometry* geo, const Position* pos, const Position* parent,
+                            const Props* props, size_t* out) noexcept nogil:
+    """The atoms of `pos` its parent may lack: those of the things that
+    moved, changed tile, came or went, and each rule's."""
+    cdef int i, n = 0
+    for i in range(pos.n_things):
+        if (i < parent.n_things and pos.cell[i] == parent.cell[i] and pos.alive[i] == parent.alive[i]
+                and pos.tile[i] == parent.tile[i]):
             continue
-        out[n] = base + <size_t>geo.kind_of[pos.tile[i]] * geo.ncells + pos.cell[i]
-        n += 1
-    base += <size_t>geo.n_kinds * geo.ncells
-    for i in range(props.n_rules):
-        out[n] = (base + <size_t>geo.text_kind_of[props.rule_left[i]] * geo.n_text_kinds
-                  + geo.text_kind_of[props.rule_right[i]])
-        n += 1
-    return n
+        n += thing_atom(geo, pos, i, out + n)
+    return n + rule_atoms(geo, props, out + n)
+
+
+cdef inline int first_you_cell(const Geometry* geo, const Position* pos, const Lists* lists) noexcept nogil:
+    """The cell of the first YOU object, or ncells for none."""
+    return pos.cell[lists.items[L_YOU][0]] if lists.count[L_YOU] else geo.ncells
+
+
+cdef inline size_t pair_atom(const Geometry* geo, int you, int text, int cell) noexcept nogil:
+    return (<size_t>you * geo.n_texts + text) * geo.ncells + cell
 
 
 cdef int position_pair_atoms(const Geometry* geo, const Position* pos, const Lists* lists,
@@ -97,8 +129,23 @@ cdef int position_pair_atoms(const Geometry* geo, const Position* pos, const Lis
     """(the first YOU object's cell or none, a text, its cell) per text: an
     IW(2) on those pairs (below JudgeLevel.n_pair_atoms)."""
     cdef int i
-    cdef int you = pos.cell[lists.items[L_YOU][0]] if lists.count[L_YOU] else geo.ncells
-    cdef size_t base = <size_t>you * geo.n_texts * geo.ncells
+    cdef int you = first_you_cell(geo, pos, lists)
     for i in range(geo.n_texts):
-        out[i] = base + <size_t>i * geo.ncells + pos.cell[geo.n_base_objects + i]
+        out[i] = pair_atom(geo, you, i, pos.cell[geo.n_base_objects + i])
     return geo.n_texts
+
+
+cdef int position_new_pair_atoms(const Geometry* geo, const Position* pos, const Lists* lists,
+                                 const Position* parent, const Lists* parent_lists,
+                                 size_t* out) noexcept nogil:
+    """The pair atoms of `pos` its parent may lack: every one when the
+    first YOU object's cell changed, else those of the texts that moved."""
+    cdef int i, n = 0
+    cdef int you = first_you_cell(geo, pos, lists)
+    if you != first_you_cell(geo, parent, parent_lists):
+        return position_pair_atoms(geo, pos, lists, out)
+    for i in range(geo.n_texts):
+        if pos.cell[geo.n_base_objects + i] != parent.cell[geo.n_base_objects + i]:
+            out[n] = pair_atom(geo, you, i, pos.cell[geo.n_base_objects + i])
+            n += 1
+    return n

@@ -60,6 +60,10 @@ cdef class Workspace:
     cdef int estimate(self, int guide) noexcept nogil       # how far from a win
     cdef int atoms(self, size_t* out) noexcept nogil        # novelty atoms, each below level.n_atoms
     cdef int pair_atoms(self, size_t* out) noexcept nogil   # ... each below level.n_pair_atoms
+    # Those of the child's atoms (pair atoms) its parent may lack: at least
+    # every one the parent has not; all of them where the rule set cannot tell.
+    cdef int new_atoms(self, size_t* out) noexcept nogil
+    cdef int new_pair_atoms(self, size_t* out) noexcept nogil
 
     # Views for the Python Simulation, with the GIL.
     cdef list objects(self)     # (tile, x, y, facing, hidden), creation order

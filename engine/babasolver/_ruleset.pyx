@@ -80,6 +80,12 @@ cdef class Workspace:
     cdef int pair_atoms(self, size_t* out) noexcept nogil:
         return 0
 
+    cdef int new_atoms(self, size_t* out) noexcept nogil:
+        return self.atoms(out)
+
+    cdef int new_pair_atoms(self, size_t* out) noexcept nogil:
+        return self.pair_atoms(out)
+
     cdef list objects(self):
         return []
 
