@@ -9,10 +9,10 @@ alone (one core each, at most 6 s) on the 22 full_biy levels
 breadth-first search cannot finish in 10 s, the first solution of:
 
 - beams of 1,000 with each guide, 10,000 with pairs and blind: all 22,
-  most within 0.5 s (189 only by the pairs beam of 10,000, in 2 s; 197
+  most within 0.5 s (189 only by the pairs beam of 10,000, in 1.4 s; 197
   first by the rules beam of 1,000, 0.8 s, then shorter by the rules beam
-  of 10,000, 3.4 s);
-- greedy: fast where it solves (106, 154, 161, 162 in under 0.8 s), but
+  of 10,000, 2.8 s);
+- greedy: fast where it solves (106, 154, 161, 162 in under 1.5 s), but
   each guide alone misses 6 to 13 of the 22; it stays for levels whose
   solutions are longer than a beam looks, and for proofs of
   unsolvability.
