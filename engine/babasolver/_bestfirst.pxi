@@ -15,6 +15,10 @@ cdef enum:
     NO_BOUND = 0xFFFF       # depths are 16-bit: a bound at or past this is none
 
 
+cdef inline int h_bucket(int h) noexcept nogil:
+    return h if h < H_BUCKETS else H_BUCKETS - 1
+
+
 cdef int queued_before(const void* a, const void* b) noexcept nogil:
     cdef uint64_t x = (<const Queued*>a).key, y = (<const Queued*>b).key
     return -1 if x < y else (1 if x > y else 0)
@@ -136,10 +140,9 @@ cdef class BestFirst(Counted):
         may lack are looked at, with the same outcome."""
         cdef bint new = False
         cdef int i, n
-        cdef int bucket = h if h < H_BUCKETS else H_BUCKETS - 1
-        cdef uint8_t* seen = self.seen_atoms + self.level.n_atoms * bucket
+        cdef uint8_t* seen = self.seen_atoms + self.level.n_atoms * h_bucket(h)
         cdef size_t* atoms = self.atoms
-        if parent_h >= 0 and bucket == (parent_h if parent_h < H_BUCKETS else H_BUCKETS - 1):
+        if parent_h >= 0 and h_bucket(h) == h_bucket(parent_h):
             n = self.work.new_atoms(atoms)
         else:
             n = self.work.atoms(atoms)

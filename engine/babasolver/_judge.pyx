@@ -711,10 +711,12 @@ cdef class JudgeWorkspace(Workspace):
     cdef int new_pair_atoms(self, size_t* out) noexcept nogil:
         cdef const Geometry* geo = &self.level.geo
         cdef const Lists* lists = self.lists_now()
-        cdef int i, thing, n = 0
-        cdef int you = first_you_cell(geo, &self.pos, lists)
-        if not self.short_log() or you != first_you_cell(geo, &self.saved, &self.lists):
+        cdef int i, thing, you, n = 0
+        if not self.short_log():
             return position_new_pair_atoms(geo, &self.pos, lists, &self.saved, &self.lists, out)
+        you = first_you_cell(geo, &self.pos, lists)
+        if you != first_you_cell(geo, &self.saved, &self.lists):
+            return position_pair_atoms(geo, &self.pos, lists, out)
         for i in range(self.log.n):
             thing = self.log.changes[i].thing
             if self.log.changes[i].kind == UNDO_MOVE and is_text(geo, thing):
