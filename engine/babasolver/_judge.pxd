@@ -221,7 +221,7 @@ cdef class JudgeWorkspace(Workspace):
     cdef Entries entries            # the map things that differ from the root in `saved`
     cdef Entries incoming           # load_near: the next state's
     cdef int* touched
-    cdef uint8_t* mark
+    cdef uint64_t* mark             # the touched things, a bit each
     cdef uint8_t* surprise          # decoding: each thing's unexpected-hidden bit
     cdef uint32_t* changed_values
     cdef int* old_cells

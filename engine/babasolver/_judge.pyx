@@ -311,7 +311,7 @@ cdef class JudgeWorkspace(Workspace):
         self.log.capacity = TOUCHED_LIMIT + 1 + (geo.ncells * sizeof(int32_t) + n * 6) // sizeof(Change)
         self.log.changes = <Change*>mem.alloc(self.log.capacity, sizeof(Change))
         self.touched = <int*>mem.alloc(3 * self.log.capacity + 1, sizeof(int))
-        self.mark = <uint8_t*>mem.alloc(n, 1)
+        self.mark = <uint64_t*>mem.alloc((n + 63) // 64, sizeof(uint64_t))
         self.surprise = <uint8_t*>mem.alloc(n, 1)
         self.changed_values = <uint32_t*>mem.alloc(2 * geo.n_base + 1, sizeof(uint32_t))
         self.old_cells = <int*>mem.alloc(2 * geo.n_base + 1, sizeof(int))
@@ -523,6 +523,7 @@ cdef class JudgeWorkspace(Workspace):
         cdef const Props* rules = self.rules_now()
         cdef int record_flags = self.flags_now(flags, False)
         cdef int i, n, thing, j, length
+        cdef uint64_t word
         if not self.incremental or not self.entries.known:
             return pack_position(geo, &self.pos, rules, record_flags, out)
         if flags & TURN_RELAYERED:
@@ -539,7 +540,7 @@ cdef class JudgeWorkspace(Workspace):
             length = self.patch_parent(rules, n, out)
             if length >= 0:
                 for i in range(n):
-                    self.mark[self.touched[i]] = 0
+                    self.mark[self.touched[i] >> 6] = 0
                 return length
         if n <= SORT_BY_INSERTION:
             for i in range(1, n):
@@ -550,14 +551,16 @@ cdef class JudgeWorkspace(Workspace):
                     j -= 1
                 self.touched[j] = thing
             for i in range(n):
-                self.mark[self.touched[i]] = 0
-        else:                   # many moved: read them off in thing order
+                self.mark[self.touched[i] >> 6] = 0
+        else:                   # many moved: read their bits off in thing order
             n = 0
-            for thing in range(geo.n_base):
-                if self.mark[thing]:
-                    self.mark[thing] = 0
-                    self.touched[n] = thing
+            for i in range((geo.n_base + 63) >> 6):
+                word = self.mark[i]
+                self.mark[i] = 0
+                while word:
+                    self.touched[n] = (i << 6) + lowest_bit(word)
                     n += 1
+                    word &= word - 1
         return pack_changed(geo, &self.pos, rules, record_flags, &self.entries, self.touched, n, out)
 
     cdef bint patchable_reading(self) noexcept nogil:
@@ -585,10 +588,13 @@ cdef class JudgeWorkspace(Workspace):
     cdef inline int touch(self, int thing, int n) noexcept nogil:
         """Add a map thing (not -1, not a created object) to touched[:n]
         unless `mark` has it; how many are touched then."""
-        if 0 <= thing < self.level.geo.n_base and not self.mark[thing]:
-            self.mark[thing] = 1
-            self.touched[n] = thing
-            n += 1
+        cdef uint64_t bit
+        if 0 <= thing < self.level.geo.n_base:
+            bit = <uint64_t>1 << (thing & 63)
+            if not self.mark[thing >> 6] & bit:
+                self.mark[thing >> 6] |= bit
+                self.touched[n] = thing
+                n += 1
         return n
 
     cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil:
