@@ -15,6 +15,8 @@ cdef enum:
     TURN_RELAYERED = 256    # a rule reading or destruction rewrote layers: pack the whole position
     ENTRY_MIN_BITS = 8      # a record's entry is never narrower (see _judge_record.pxi)
     SORT_BY_INSERTION = 16  # a child's changed things are sorted by insertion up to this many
+    PATCH_PATIENCE = 8      # after this many patches in a row fail, children are packed from runs...
+    PATCH_RETRY = 40        # ... and a patch is tried again at this count
     FACING_BITS = 3         # a kept facing, 0..4, in an entry
 
 # Property bits of a noun under the rules in force. Which property text
@@ -226,6 +228,7 @@ cdef class JudgeWorkspace(Workspace):
     cdef uint32_t* changed_values
     cdef int* old_cells
     cdef int n_changed              # load_near: the things it changed (touched, old_cells)
+    cdef int patch_misses[2]        # pack_child: patches failed in a row, of few and of many touched things
     cdef bint chained               # the turn's parent chains are those of `pos`
 
     cdef void set_root_unread(self) noexcept nogil
