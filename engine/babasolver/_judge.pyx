@@ -264,15 +264,14 @@ cdef inline void rechain_object(Turn* turn, int cell, int thing) noexcept nogil:
     turn.parent_next[j] = thing
 
 
-cdef inline bint patch_due(int* patch_misses, int n) noexcept nogil:
-    """Whether pack_child tries patch_parent for n touched things. Where a
-    level makes an entry come or go at nearly every turn (a thing losing
-    its slot on its root cell, say: on full_biy 173, 99.5% of patches
-    fail), a failed patch is a copy of the parent's record thrown away:
-    after PATCH_PATIENCE failures in a row, of few or of many touched
-    things, those are packed from runs, and patched again only at
-    PATCH_RETRY. Either way gives the same bytes."""
-    cdef int* misses = &patch_misses[n > SORT_BY_INSERTION]
+cdef inline bint patch_due(int* misses) noexcept nogil:
+    """Whether pack_child tries patch_parent, given the patches that failed
+    in a row (`misses`, of few or of many touched things). Where a level
+    makes an entry come or go at nearly every turn (a thing losing its
+    slot on its root cell, say: on full_biy 173, 99.5% of patches fail), a
+    failed patch is a copy of the parent's record thrown away: after
+    PATCH_PATIENCE failures in a row, children are packed from runs, and
+    patched again only at PATCH_RETRY. Either way gives the same bytes."""
     if misses[0] < PATCH_PATIENCE:
         return True
     if misses[0] < PATCH_RETRY:
@@ -541,6 +540,7 @@ cdef class JudgeWorkspace(Workspace):
         cdef const Props* rules = self.rules_now()
         cdef int record_flags = self.flags_now(flags, False)
         cdef int i, n, thing, j, length
+        cdef int* misses
         cdef uint64_t word
         if not self.incremental or not self.entries.known:
             return pack_position(geo, &self.pos, rules, record_flags, out)
@@ -554,14 +554,14 @@ cdef class JudgeWorkspace(Workspace):
             return pack_position(geo, &self.pos, rules, record_flags, out)
         else:
             n = self.logged_things(self.log.n)
-        if record_flags == self.record_flags and self.pos.n_things == geo.n_base and patch_due(self.patch_misses, n):
+        misses = &self.patch_misses[n > SORT_BY_INSERTION]
+        if record_flags == self.record_flags and self.pos.n_things == geo.n_base and patch_due(misses):
             length = self.patch_parent(rules, n, out)
+            misses[0] = 0 if length >= 0 else misses[0] + 1
             if length >= 0:
-                self.patch_misses[n > SORT_BY_INSERTION] = 0
                 for i in range(n):
                     self.mark[self.touched[i] >> 6] = 0
                 return length
-            self.patch_misses[n > SORT_BY_INSERTION] += 1
         if n <= SORT_BY_INSERTION:
             for i in range(1, n):
                 thing = self.touched[i]
