@@ -1,6 +1,8 @@
 """The breadth-first driver: shortest solutions, verdicts and limits."""
 from __future__ import annotations
 
+import threading
+import time
 from concurrent import futures
 
 import pytest
@@ -179,14 +181,17 @@ def _depths(states):
 class _Spy:
     """Records, through the solver's own classes, which batches were
     generated ahead (while the batch before was inserted) and where wins
-    fell. `eager`: the worst timing for the counters, made sure: a batch
-    ahead is generated whole before the batch before it is inserted, and a
-    win stops no thread, so that parts after it were played too."""
+    fell. The timing of the threads, made sure: `eager`, the worst for the
+    counters: a batch ahead is generated whole before the batch before it is
+    inserted, and a win stops no thread, so that parts after it were played
+    too; `late`: the other threads start each part late, so that the main
+    thread inserts parts while a later one is still generated, and the
+    counters are read while a batch ahead is."""
 
-    def __init__(self, monkeypatch, eager):
+    def __init__(self, monkeypatch, timing):
         self.ahead = []                 # (start, stop) of each batch generated ahead
         self.wins = []                  # (part, parts, generated ahead) of each win
-        expand, begin, winner = solver._Batches.expand, solver._Batches._begin, solver._Round.winner
+        expand, begin, wait_part = solver._Batches.expand, solver._Batches._begin, solver._Round.wait_part
         ahead_rounds = set()
         expanding = [0]                 # the first state of the batch being expanded
 
@@ -194,42 +199,48 @@ class _Spy:
             expanding[0] = start
             return expand(batches, start, *args)
 
-        def spied_begin(batches, start, stop, bank):
-            batch = begin(batches, start, stop, bank)
+        def spied_begin(batches, start, stop, *args):
+            batch = begin(batches, start, stop, *args)
             if start != expanding[0]:   # the next batch, begun while this one is inserted
                 self.ahead.append((start, stop))
                 ahead_rounds.add(id(batch))
-                if eager:
+                if timing == "eager":
                     futures.wait(batch.workers)
             return batch
 
-        def spied_winner(batch):
-            part = winner(batch)
-            if part is not None:
+        def spied_wait_part(batch, part):
+            outcome = wait_part(batch, part)
+            if outcome == solver.SearchOutcome.SEARCH_WON:
                 self.wins.append((part, len(batch.expanders), id(batch) in ahead_rounds))
-            return part
+            return outcome
 
-        def generate_past_wins(batch):
+        def generate_spied(batch):
+            late = timing == "late" and threading.current_thread() is not threading.main_thread()
             part = batch._take()
             while part is not None:
-                batch.outcomes[part] = batch.expanders[part].generate_staged()
+                if late:
+                    time.sleep(0.001)
+                outcome = batch.outcomes[part] = batch.expanders[part].generate_staged()
+                batch.done[part].set()
+                if timing == "late" and outcome == solver.SearchOutcome.SEARCH_WON:
+                    batch.stop_taking()
                 part = batch._take()
 
         monkeypatch.setattr(solver._Batches, "expand", spied_expand)
         monkeypatch.setattr(solver._Batches, "_begin", spied_begin)
-        monkeypatch.setattr(solver._Round, "winner", spied_winner)
-        if eager:
-            monkeypatch.setattr(solver._Round, "generate", generate_past_wins)
+        monkeypatch.setattr(solver._Round, "wait_part", spied_wait_part)
+        if timing != "free":
+            monkeypatch.setattr(solver._Round, "generate", generate_spied)
 
 
-@pytest.mark.parametrize("eager", [False, True])
-def test_pipelined_threads_build_the_store_of_one_thread(monkeypatch, repo_root, keke_sets, eager):
+@pytest.mark.parametrize("timing", ["free", "eager", "late"])
+def test_pipelined_threads_build_the_store_of_one_thread(monkeypatch, repo_root, keke_sets, timing):
     """Two threads insert one batch while they generate the next: the store
     (every record, parent and action), the counters and the result are one
     thread's, whether the search ends solved, unsolvable, at a state limit,
     at its memory limit, or stops after every batch and goes on."""
     monkeypatch.setattr(solver, "MIN_PART", 1)
-    spy = _Spy(monkeypatch, eager)
+    spy = _Spy(monkeypatch, timing)
     demo = {keke.id: keke.level for keke in read_keke_set(keke_sets["demo"])}
     test = {keke.id: keke.level for keke in read_keke_set(keke_sets["test"])}
     level_01 = load_level(repo_root / "levels" / "01")
