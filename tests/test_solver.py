@@ -271,3 +271,40 @@ def test_pipelined_threads_build_the_store_of_one_thread(monkeypatch, repo_root,
     assert crossed
     # Wins fell inside batches generated ahead, with parts after them dropped.
     assert any(ahead and 0 < part < parts - 1 for part, parts, ahead in spy.wins)
+
+
+@pytest.mark.parametrize("calls", [1, 5, 40])
+def test_ctrl_c_while_the_main_thread_generates_ahead_counts_each_batch_once(monkeypatch, repo_root, calls):
+    """Ctrl-C while the main thread takes parts of a batch ahead (after it
+    inserted the batch before): the search is interrupted with the counters
+    of exactly the batches inserted, and the batches ahead are dropped, and
+    counted out, once."""
+    monkeypatch.setattr(solver, "MIN_PART", 1)
+    monkeypatch.setattr(solver, "CHUNK", 64)
+    generate, expand = solver._Round.generate, solver._Batches.expand
+    taken = [0]
+    inserted = [0]             # the end of the last batch expand was called for
+
+    def generate_until_ctrl_c(batch):
+        if threading.current_thread() is threading.main_thread():
+            taken[0] += 1
+            if taken[0] >= calls and batch.start == inserted[0]:   # a batch ahead
+                raise KeyboardInterrupt
+        generate(batch)
+
+    def spied_expand(batches, start, stop, *args):
+        inserted[0] = stop
+        return expand(batches, start, stop, *args)
+
+    monkeypatch.setattr(solver._Round, "generate", generate_until_ctrl_c)
+    monkeypatch.setattr(solver._Batches, "expand", spied_expand)
+    search = solver._BreadthFirst(core_level(load_level(repo_root / "levels" / "01")),
+                                  Budget(None, 200_000, None), 2, None, 1.0)
+    try:
+        result = search.run(None)
+        assert not search.batches.ahead
+    finally:
+        search.close()
+    assert result.status == solver.INTERRUPTED
+    assert result.stats.expanded == inserted[0]     # every state before it, once
+    assert result.stats.unique == len(search.store)

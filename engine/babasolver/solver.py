@@ -315,7 +315,7 @@ class _Batches:
         self.drop_ahead(kept)
         if not self.ahead:
             self.ahead.append(self._begin(start, stop))
-            self._take_parts(self.ahead[0])
+            self._take_next_parts()
         batch = self.ahead.pop(0)
         winner = None
         try:
@@ -336,7 +336,7 @@ class _Batches:
             self.drop_ahead()
             raise
         if self.ahead:
-            self._take_parts(self.ahead[0])
+            self._take_next_parts()
         if winner is None:
             return None
         return batch.expanders[winner].won_parent, batch.expanders[winner].won_action
@@ -375,12 +375,13 @@ class _Batches:
             raise
         return batch
 
-    def _take_parts(self, batch: _Round) -> None:
-        """The main thread generates parts too, until none is left to take."""
+    def _take_next_parts(self) -> None:
+        """The main thread generates parts of the next batch too, until none
+        is left to take; if it fails (Ctrl-C), no batch ahead goes on."""
         try:
-            batch.generate()
+            self.ahead[0].generate()
         except BaseException:
-            self._abandon(batch)
+            self.drop_ahead()
             raise
 
     def _abandon(self, batch: _Round) -> None:
