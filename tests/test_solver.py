@@ -235,7 +235,7 @@ class _Spy:
 
 @pytest.mark.parametrize("timing", ["free", "eager", "late"])
 def test_pipelined_threads_build_the_store_of_one_thread(monkeypatch, repo_root, keke_sets, timing):
-    """Two threads insert one batch while they generate the next: the store
+    """Two threads insert one batch while they generate the next ones: the store
     (every record, parent and action), the counters and the result are one
     thread's, whether the search ends solved, unsolvable, at a state limit,
     at its memory limit, or stops after every batch and goes on."""

@@ -201,6 +201,12 @@ class _Round:
         with self._lock:
             self._last = -1
 
+    def halt(self) -> None:
+        """Take no more parts, and wait until the threads are through with
+        the parts they hold."""
+        self.stop_taking()
+        futures.wait(self.workers)
+
     def wait(self) -> None:
         """Until every worker is done; then raises the first one's exception."""
         futures.wait(self.workers)
@@ -331,8 +337,7 @@ class _Batches:
                 self._discount(batch, range(winner + 1, len(batch.expanders)))
                 self.drop_ahead()
         except BaseException:        # MemoryError from an insert, Ctrl-C: no batch goes on
-            batch.stop_taking()
-            futures.wait(batch.workers)
+            batch.halt()
             self.drop_ahead()
             raise
         if self.ahead:
@@ -387,8 +392,7 @@ class _Batches:
     def _abandon(self, batch: _Round) -> None:
         """Stop a batch that will not be inserted, once its threads are done
         with the parts they hold, and take its counts back out."""
-        batch.stop_taking()
-        futures.wait(batch.workers)
+        batch.halt()
         self._discount(batch, range(len(batch.expanders)))
 
     def _discount(self, batch: _Round, parts: range) -> None:
