@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+import sys
 
 import pytest
 
@@ -489,6 +490,22 @@ def test_store_holds_more_states_than_the_old_26_bit_index():
             assert store.parent(k) == (k - 1, 0)
     assert store.add_counting(0, n, 4) == 0              # every one of them is a duplicate
     assert store.memory_bytes < 32 * n
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the store maps its arrays itself only on Linux")
+def test_store_arrays_stay_on_2_mib_boundaries_as_they_grow():
+    """mremap keeps a 2 MiB page whole only between 2 MiB boundaries: a
+    table moved elsewhere is split into 4 KiB pages, and its random probes
+    miss the TLB again."""
+    store = StateStore(1024)
+    huge = 2 << 20
+    before = store.block_addresses()
+    assert all(address % huge == 0 for address in before.values()), before
+    assert store.add_counting(0, 3_000_000, 4) == 3_000_000      # every array grows, the table 8-fold
+    after = store.block_addresses()
+    assert all(address % huge == 0 for address in after.values()), after
+    for k in (0, 4095, 4096, 2_999_999):
+        assert store.find(k.to_bytes(4, "little")) == k
 
 
 def test_store_refuses_to_grow_past_its_byte_limit():

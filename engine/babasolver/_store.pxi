@@ -167,6 +167,11 @@ cdef class StateStore:
         core_block_free(self.actions, self.actions_room)
         core_block_free(self.slots, (self.slot_mask + 1) * SLOT_BYTES + SLOT_SLACK)
 
+    def block_addresses(self):
+        """Test hook: the address of each of the store's big arrays, by name."""
+        return {"arena": <size_t>self.arena, "starts": <size_t>self.starts, "bases": <size_t>self.bases,
+                "parents": <size_t>self.parents, "actions": <size_t>self.actions, "slots": <size_t>self.slots}
+
     # ----------------------------------------------------------- reading --
 
     cdef inline size_t start_of(self, size_t index) noexcept nogil:
