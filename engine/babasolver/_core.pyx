@@ -32,15 +32,16 @@ cdef extern from *:
        Each mapping starts on a 2 MiB boundary and moves only to another:
        mremap keeps a 2 MiB page whole only between aligned addresses, and
        split into 4 KiB ones it costs a TLB miss again at nearly every
-       random probe (119 at 10M states: 57 of 122 MB of the table's
+       random probe (119 at 10M states: 57 of 122 MB of the largest
        mapping in 2 MiB pages). Elsewhere, calloc and realloc. */
     #if defined(__linux__) && defined(MREMAP_MAYMOVE)
     #include <stdint.h>
+    #include <unistd.h>
     #define CORE_HUGE_PAGE ((size_t)2 << 20)
     /* n fresh bytes (zero) on a 2 MiB boundary: a mapping 2 MiB longer,
        its ends cut off. */
     static void* core_map_aligned(size_t n) {
-        size_t page = 4096, span, head, used;
+        size_t page = (size_t)sysconf(_SC_PAGESIZE), span, head, used;
         char* p;
         uintptr_t start;
         n = (n + page - 1) & ~(page - 1);
