@@ -15,7 +15,16 @@ from babasolver._search cimport (
 
 cdef extern from *:
     """
-    static inline void core_prefetch(const void* p) { __builtin_prefetch(p); }
+    /* The empty asm makes the prefetch a side effect the compiler keeps: GCC
+       takes a function whose only effect is __builtin_prefetch for pure and
+       drops calls to it that are not inlined, with whatever only fed them
+       (the insert pipeline's peek and fetch stages were all dropped so). */
+    static inline void core_prefetch(const void* p) {
+        __builtin_prefetch(p);
+    #if defined(__GNUC__)
+        __asm__ volatile("" : : "r"(p));
+    #endif
+    }
     /* Both halves of a 64x64-bit product, folded: the mixing step of the hash. */
     static inline uint64_t core_mix(uint64_t a, uint64_t b) {
         __uint128_t product = (__uint128_t)a * b;

@@ -9,10 +9,10 @@ cdef enum:
     NO_ACTION = 7           # the root's action (3 bits beside the parent's high bits)
     STATE_BYTES = 10        # what a state adds beside its record: offset, parent, action, a share of a base
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
-    QUEUE_SIZE = 16         # children in flight while inserting (a power of two)
-    INSERT_LAG = 15         # children between prefetching a slot and inserting
-    PEEK_LAG = 5            # ... and looking at the state named in that slot
-    FETCH_LAG = 10          # ... and fetching that state's bytes
+    QUEUE_SIZE = 32         # children in flight while inserting (a power of two)
+    INSERT_LAG = 30         # children between prefetching a slot and inserting
+    PEEK_LAG = 10           # ... and looking at the state named in that slot
+    FETCH_LAG = 20          # ... and fetching that state's bytes
 
 # The 64-bit sizes: a C enum is an int, so they are macros.
 cdef extern from *:
