@@ -18,7 +18,7 @@ cdef extern from *:
     /* The empty asm makes the prefetch a side effect the compiler keeps: GCC
        takes a function whose only effect is __builtin_prefetch for pure and
        drops calls to it that are not inlined, with whatever only fed them
-       (the insert pipeline's peek and fetch stages were all dropped so). */
+       (so the insert pipeline's later stages never ran until d231117). */
     static inline void core_prefetch(const void* p) {
         __builtin_prefetch(p);
     #if defined(__GNUC__)
@@ -158,19 +158,12 @@ cdef int insert_listed(StateStore store, const uint8_t* records, const uint32_t*
                        size_t n) except -1 nogil:
     """Insert n listed records in order: record j is records[starts[j]:
     starts[j + 1]]. Each one's table slot is prefetched INSERT_LAG records
-    before its insert, the state found there at PEEK_LAG, and that state's
-    bytes at FETCH_LAG, so an insert rarely waits for memory."""
+    before its insert. Prefetching the state named there and its bytes too
+    only moved the wait onto those loads (see docs/DESIGN.md)."""
     cdef size_t i, j
-    cdef int64_t candidates[QUEUE_SIZE]
     for i in range(n + INSERT_LAG):
         if i < n:
             store.prefetch(hashes[i])
-        if PEEK_LAG <= i < n + PEEK_LAG:
-            j = i - PEEK_LAG
-            candidates[j % QUEUE_SIZE] = store.peek(hashes[j])
-        if FETCH_LAG <= i < n + FETCH_LAG:
-            j = i - FETCH_LAG
-            store.fetch(candidates[j % QUEUE_SIZE])
         if i >= INSERT_LAG:
             j = i - INSERT_LAG
             store.insert_hashed(records + starts[j], <int>(starts[j + 1] - starts[j]),

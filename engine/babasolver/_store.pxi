@@ -9,10 +9,7 @@ cdef enum:
     NO_ACTION = 7           # the root's action (3 bits beside the parent's high bits)
     STATE_BYTES = 10        # what a state adds beside its record: offset, parent, action, a share of a base
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
-    QUEUE_SIZE = 32         # children in flight while inserting (a power of two)
-    INSERT_LAG = 30         # children between prefetching a slot and inserting
-    PEEK_LAG = 10           # ... and looking at the state named in that slot
-    FETCH_LAG = 20          # ... and fetching that state's bytes
+    INSERT_LAG = 15         # children between prefetching a slot and inserting
 
 # The 64-bit sizes: a C enum is an int, so they are macros.
 cdef extern from *:
@@ -293,26 +290,6 @@ cdef class StateStore:
 
     cdef inline void prefetch(self, uint64_t h) noexcept nogil:
         core_prefetch(self.slots + (h & self.slot_mask) * SLOT_BYTES)
-
-    cdef inline int64_t peek(self, uint64_t h) noexcept nogil:
-        """The state in the home slot of `h` if its tag matches (a likely
-        duplicate, whose offset is then prefetched), else -1."""
-        cdef uint64_t entry = self.slot_entry(h & self.slot_mask)
-        cdef size_t index
-        if not entry or (entry >> INDEX_BITS) != (h >> (64 - TAG_BITS)):
-            return -1
-        index = (entry & INDEX_MASK) - 1
-        core_prefetch(&self.starts[index])
-        return <int64_t>index
-
-    cdef inline void fetch(self, int64_t index) noexcept nogil:
-        """Prefetch the bytes of a stored state named by peek."""
-        cdef const uint8_t* start
-        if index < 0 or <size_t>index >= self.count:
-            return
-        start = self.record_at(index)
-        core_prefetch(start)
-        core_prefetch(start + self.length_of(index) - 1)
 
     cdef inline bint holds_at(self, uint64_t entry, const uint8_t* record, int length) noexcept nogil:
         cdef size_t index = (entry & INDEX_MASK) - 1
