@@ -228,7 +228,7 @@ cdef class JudgeWorkspace(Workspace):
     cdef uint32_t* changed_values
     cdef int* old_cells
     cdef int n_changed              # load_near: the things it changed (touched, old_cells)
-    cdef int patch_misses[2]        # pack_child: patches failed in a row, of few and of many touched things
+    cdef int patch_misses[2]        # pack_child: patches failed in a row, after few and after many logged changes
     cdef bint chained               # the turn's parent chains are those of `pos`
 
     cdef void set_root_unread(self) noexcept nogil
@@ -242,7 +242,8 @@ cdef class JudgeWorkspace(Workspace):
     cdef bint short_log(self) noexcept nogil
     cdef int touch(self, int thing, int n) noexcept nogil
     cdef bint patchable_reading(self) noexcept nogil
-    cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil
+    cdef bint patch_thing(self, const Props* rules, int thing, uint8_t* out) noexcept nogil
+    cdef int patch_parent(self, const Props* rules, int n_logged, int n_notes, uint8_t* out) noexcept nogil
     cdef const Props* rules_now(self) noexcept nogil
     cdef const Lists* lists_now(self) noexcept nogil
     cdef tuple xy(self, int cell)

@@ -535,11 +535,12 @@ cdef class JudgeWorkspace(Workspace):
         entries are `entries`). After a logged turn (no rule reading, no
         destruction, not too many moves) only the things the log names can
         have changed: the parent's record with their entries written over
-        (patch_parent), or else its runs copied around them (pack_changed)."""
+        (patch_parent, straight from the log), or else its runs copied
+        around them (pack_changed, from the things gathered and sorted)."""
         cdef const Geometry* geo = &self.level.geo
         cdef const Props* rules = self.rules_now()
         cdef int record_flags = self.flags_now(flags, False)
-        cdef int i, n, thing, j, length
+        cdef int i, n, thing, j, length, n_logged, n_notes = 0
         cdef int* misses
         cdef uint64_t word
         if not self.incremental or not self.entries.known:
@@ -547,21 +548,21 @@ cdef class JudgeWorkspace(Workspace):
         if flags & TURN_RELAYERED:
             if not self.patchable_reading():
                 return pack_position(geo, &self.pos, rules, record_flags, out)
-            n = self.logged_things(self.turn.log_kept)
-            for i in range(self.turn.n_reslotted):
-                n = self.touch(self.turn.reslotted[i], n)
+            n_logged = self.turn.log_kept
+            n_notes = self.turn.n_reslotted
         elif self.log.n < 0 or self.log.n > TOUCHED_LIMIT:
             return pack_position(geo, &self.pos, rules, record_flags, out)
         else:
-            n = self.logged_things(self.log.n)
-        misses = &self.patch_misses[n > SORT_BY_INSERTION]
+            n_logged = self.log.n
+        misses = &self.patch_misses[n_logged + n_notes > SORT_BY_INSERTION]
         if record_flags == self.record_flags and self.pos.n_things == geo.n_base and patch_due(misses):
-            length = self.patch_parent(rules, n, out)
+            length = self.patch_parent(rules, n_logged, n_notes, out)
             misses[0] = 0 if length >= 0 else misses[0] + 1
             if length >= 0:
-                for i in range(n):
-                    self.mark[self.touched[i] >> 6] = 0
                 return length
+        n = self.logged_things(n_logged)
+        for i in range(n_notes):
+            n = self.touch(self.turn.reslotted[i], n)
         if n <= SORT_BY_INSERTION:
             for i in range(1, n):
                 thing = self.touched[i]
@@ -617,30 +618,52 @@ cdef class JudgeWorkspace(Workspace):
                 n += 1
         return n
 
-    cdef int patch_parent(self, const Props* rules, int n, uint8_t* out) noexcept nogil:
-        """The child's record as its parent's with the entries of the n
-        things in `touched` written over in place, when each that changed
-        had an entry and keeps one (it then has the same width); -1 when an
-        entry comes or goes. The head is the parent's: the caller has
-        checked that flags and created objects are."""
+    cdef inline bint patch_thing(self, const Props* rules, int thing, uint8_t* out) noexcept nogil:
+        """Write a map thing's entry over its parent's in `out` (see
+        patch_parent); False when its entry would come or go. -1 and
+        created objects are passed over."""
         cdef const Geometry* geo = &self.level.geo
         cdef const Entries* parent = &self.entries
-        cdef int i, thing, j
         cdef uint32_t value
-        copy_words(out, parent.data, parent.length)
-        for i in range(n):
-            thing = self.touched[i]
-            value = thing_value(geo, &self.pos, rules, thing)
-            j = parent.index[thing]
-            if j < 0:
-                if value != geo.root_value[thing]:
+        cdef int j
+        if thing < 0 or thing >= geo.n_base:
+            return True
+        value = thing_value(geo, &self.pos, rules, thing)
+        j = parent.index[thing]
+        if j < 0:
+            return value == geo.root_value[thing]
+        if value != parent.value[j]:
+            if value == geo.root_value[thing]:
+                return False
+            write_entry_over(geo, out, parent.bit[j], thing,
+                             thing - (parent.thing[j - 1] if j else -1) - 1, value)
+        return True
+
+    cdef int patch_parent(self, const Props* rules, int n_logged, int n_notes, uint8_t* out) noexcept nogil:
+        """The child's record as its parent's with the entries of the things
+        the first `n_logged` changes of the log and the first `n_notes` of
+        the reading's notes name written over in place, when each that
+        changed had an entry and keeps one (it then has the same width); -1
+        when an entry comes or goes. A thing named twice is written twice
+        with its one value: no need to gather the names first. The head is
+        the parent's: the caller has checked that flags and created objects
+        are."""
+        cdef const Change* change
+        cdef int i
+        copy_words(out, self.entries.data, self.entries.length)
+        for i in range(n_logged):
+            change = &self.log.changes[i]
+            if not self.patch_thing(rules, change.thing, out):
+                return -1
+            if change.kind == UNDO_MOVE:
+                if change.slot_from != change.thing and not self.patch_thing(rules, change.slot_from, out):
                     return -1
-            elif value != parent.value[j]:
-                if value == geo.root_value[thing]:
+                if not self.patch_thing(rules, change.slot_to, out):
                     return -1
-                write_entry_over(geo, out, parent.bit[j], thing,
-                                 thing - (parent.thing[j - 1] if j else -1) - 1, value)
-        return parent.length
+        for i in range(n_notes):
+            if not self.patch_thing(rules, self.turn.reslotted[i], out):
+                return -1
+        return self.entries.length
 
     cdef int pack(self, uint8_t* out) noexcept nogil:
         """The record of `pos` as it stands, from scratch."""
