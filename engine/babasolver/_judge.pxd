@@ -242,7 +242,6 @@ cdef class JudgeWorkspace(Workspace):
     cdef bint short_log(self) noexcept nogil
     cdef int touch(self, int thing, int n) noexcept nogil
     cdef bint patchable_reading(self) noexcept nogil
-    cdef bint patch_thing(self, const Props* rules, int thing, uint8_t* out) noexcept nogil
     cdef int patch_parent(self, const Props* rules, int n_logged, int n_notes, uint8_t* out) noexcept nogil
     cdef const Props* rules_now(self) noexcept nogil
     cdef const Lists* lists_now(self) noexcept nogil

@@ -618,27 +618,6 @@ cdef class JudgeWorkspace(Workspace):
                 n += 1
         return n
 
-    cdef inline bint patch_thing(self, const Props* rules, int thing, uint8_t* out) noexcept nogil:
-        """Write a map thing's entry over its parent's in `out` (see
-        patch_parent); False when its entry would come or go. -1 and
-        created objects are passed over."""
-        cdef const Geometry* geo = &self.level.geo
-        cdef const Entries* parent = &self.entries
-        cdef uint32_t value
-        cdef int j
-        if thing < 0 or thing >= geo.n_base:
-            return True
-        value = thing_value(geo, &self.pos, rules, thing)
-        j = parent.index[thing]
-        if j < 0:
-            return value == geo.root_value[thing]
-        if value != parent.value[j]:
-            if value == geo.root_value[thing]:
-                return False
-            write_entry_over(geo, out, parent.bit[j], thing,
-                             thing - (parent.thing[j - 1] if j else -1) - 1, value)
-        return True
-
     cdef int patch_parent(self, const Props* rules, int n_logged, int n_notes, uint8_t* out) noexcept nogil:
         """The child's record as its parent's with the entries of the things
         the first `n_logged` changes of the log and the first `n_notes` of
@@ -648,22 +627,26 @@ cdef class JudgeWorkspace(Workspace):
         with its one value: no need to gather the names first. The head is
         the parent's: the caller has checked that flags and created objects
         are."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef const Position* pos = &self.pos
+        cdef const Entries* parent = &self.entries
         cdef const Change* change
         cdef int i
-        copy_words(out, self.entries.data, self.entries.length)
+        copy_words(out, parent.data, parent.length)
         for i in range(n_logged):
             change = &self.log.changes[i]
-            if not self.patch_thing(rules, change.thing, out):
+            if not patch_entry(geo, pos, rules, parent, change.thing, out):
                 return -1
             if change.kind == UNDO_MOVE:
-                if change.slot_from != change.thing and not self.patch_thing(rules, change.slot_from, out):
+                if change.slot_from != change.thing and not patch_entry(geo, pos, rules, parent,
+                                                                        change.slot_from, out):
                     return -1
-                if not self.patch_thing(rules, change.slot_to, out):
+                if not patch_entry(geo, pos, rules, parent, change.slot_to, out):
                     return -1
         for i in range(n_notes):
-            if not self.patch_thing(rules, self.turn.reslotted[i], out):
+            if not patch_entry(geo, pos, rules, parent, self.turn.reslotted[i], out):
                 return -1
-        return self.entries.length
+        return parent.length
 
     cdef int pack(self, uint8_t* out) noexcept nogil:
         """The record of `pos` as it stands, from scratch."""

@@ -437,6 +437,28 @@ cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* pro
     return close_bits(&w)
 
 
+cdef inline bint patch_entry(const Geometry* geo, const Position* pos, const Props* props,
+                             const Entries* parent, int thing, uint8_t* out) noexcept nogil:
+    """Write a map thing's entry in `pos` over its entry in `parent`'s
+    record, copied to `out`: False when it would need an entry the parent
+    lacks or drop one it has (the width would change). -1 and created
+    objects are passed over."""
+    cdef uint32_t value
+    cdef int j
+    if thing < 0 or thing >= geo.n_base:
+        return True
+    value = thing_value(geo, pos, props, thing)
+    j = parent.index[thing]
+    if j < 0:
+        return value == geo.root_value[thing]
+    if value != parent.value[j]:
+        if value == geo.root_value[thing]:
+            return False
+        write_entry_over(geo, out, parent.bit[j], thing,
+                         thing - (parent.thing[j - 1] if j else -1) - 1, value)
+    return True
+
+
 cdef inline int bit_at(const BitReader* r) noexcept nogil:
     """Bits taken so far from the reader's data."""
     return r.at * 8 - r.n_pending
