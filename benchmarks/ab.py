@@ -15,7 +15,10 @@ per virtual environment).
         levels/01 ../shared/levels/keke/full_biy_LEVELS.json#42 ...
 
 A level is a level folder, or SET.json#ID. Level folders are copied to a
-temporary folder first: solve writes solution.txt.
+temporary folder first: solve writes solution.txt. `@FILE` reads arguments
+from FILE, one per line: `@benchmarks/issue-21.levels` is the level set of
+issue 21 (levels/01, the full_biy levels whose breadth-first search took
+0.3-5 s when it was chosen, and 119, to be capped with --max-states 20000000).
 """
 from __future__ import annotations
 
@@ -39,6 +42,14 @@ def level_arguments(level: str, scratch: Path) -> List[str]:
     return [str(copy)]
 
 
+def level_name(level: str) -> str:
+    """A set's level as SET.json#ID without its folders; a level folder as given."""
+    if "#" in level:
+        path, level_id = level.rsplit("#", 1)
+        level = f"{Path(path).name}#{level_id}"
+    return level[-40:]
+
+
 def states_per_second(baba: str, arguments: List[str], extra: List[str]) -> float:
     done = subprocess.run([baba, "solve", *arguments, "--mode", "shortest", "--json", *extra],
                           capture_output=True, text=True, check=False)
@@ -49,7 +60,7 @@ def states_per_second(baba: str, arguments: List[str], extra: List[str]) -> floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], fromfile_prefix_chars="@")
     parser.add_argument("engine_a")
     parser.add_argument("engine_b")
     parser.add_argument("levels", nargs="+")
@@ -77,7 +88,7 @@ def main() -> None:
                     extra = ["--threads", str(t), *limit]
                     runs["A", t].append(states_per_second(args.engine_a, arguments, extra))
                     runs["B", t].append(states_per_second(args.engine_b, arguments, extra))
-            line = f"{level[-40:]:<40}"
+            line = f"{level_name(level):<40}"
             for t in counts:
                 ratio = statistics.median(b / a for a, b in zip(runs["A", t], runs["B", t]))
                 best = max(runs["B", t]) / max(runs["A", t])
