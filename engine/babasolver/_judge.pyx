@@ -620,28 +620,21 @@ cdef class JudgeWorkspace(Workspace):
 
     cdef int patch_parent(self, const Props* rules, int n_logged, int n_notes, uint8_t* out) noexcept nogil:
         """The child's record as its parent's with the entries of the things
-        the first `n_logged` changes of the log and the first `n_notes` of
-        the reading's notes name written over in place, when each that
-        changed had an entry and keeps one (it then has the same width); -1
-        when an entry comes or goes. A thing named twice is written twice
-        with its one value: no need to gather the names first. The head is
-        the parent's: the caller has checked that flags and created objects
-        are."""
+        named by the first `n_logged` changes of the log (changed_thing) and
+        the first `n_notes` of the reading's notes written over in place,
+        when each that changed had an entry and keeps one (it then has the
+        same width); -1 when an entry comes or goes. A thing named twice is
+        written twice with its one value: no need to gather the names
+        first. The head is the parent's: the caller has checked that flags
+        and created objects are."""
         cdef const Geometry* geo = &self.level.geo
         cdef const Position* pos = &self.pos
         cdef const Entries* parent = &self.entries
-        cdef const Change* change
-        cdef int i
+        cdef int i, k
         copy_words(out, parent.data, parent.length)
         for i in range(n_logged):
-            change = &self.log.changes[i]
-            if not patch_entry(geo, pos, rules, parent, change.thing, out):
-                return -1
-            if change.kind == UNDO_MOVE:
-                if change.slot_from != change.thing and not patch_entry(geo, pos, rules, parent,
-                                                                        change.slot_from, out):
-                    return -1
-                if not patch_entry(geo, pos, rules, parent, change.slot_to, out):
+            for k in range(3):
+                if not patch_entry(geo, pos, rules, parent, changed_thing(&self.log.changes[i], k), out):
                     return -1
         for i in range(n_notes):
             if not patch_entry(geo, pos, rules, parent, self.turn.reslotted[i], out):
