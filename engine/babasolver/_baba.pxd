@@ -4,7 +4,7 @@
 # and destruction once, at the end of the turn.
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int32_t
 
-from babasolver._ruleset cimport CoreLevel, Pool, Workspace
+from babasolver._ruleset cimport CoreLevel, Pool, Workspace, CACHE_LINE_GAP
 from babasolver._tiles cimport N_TILES
 
 cdef enum:
@@ -99,6 +99,7 @@ cdef class GameWorkspace(Workspace):
     cdef uint8_t* doomed            # destruction marks
     cdef int* scratch
     cdef int illegal_kind
+    cdef char thread_gap[CACHE_LINE_GAP]
 
     cdef void chain_cells(self) noexcept nogil
     cdef int judge(self, int start, int target, int direction) noexcept nogil

@@ -7,7 +7,7 @@ from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from libc.stdlib cimport free, qsort
 from libc.string cimport memcpy, memset, memcmp
 
-from babasolver._ruleset cimport CoreLevel, Workspace, N_ACTIONS, WAIT, ARENA_SLACK, TURN_ILLEGAL, TURN_WON, TURN_DEAD
+from babasolver._ruleset cimport CoreLevel, Workspace, N_ACTIONS, WAIT, ARENA_SLACK, CACHE_LINE_GAP, TURN_ILLEGAL, TURN_WON, TURN_DEAD
 from babasolver._ruleset cimport GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS
 from babasolver._search cimport (
     Queued, safe_realloc, Counters, Child, CHILD_NONE, CHILD_NEW, CHILD_WON, play_child, skips_wait,
@@ -323,10 +323,16 @@ cdef class Expander(Counted):
     cdef bint staged
     cdef readonly int64_t won_parent
     cdef readonly int won_action
+    # The store's hash mask, copied: a generating thread reads it for every
+    # child, and in the store it shares a cache line with the counts that
+    # the inserting thread writes for every insert.
+    cdef uint64_t hash_mask
+    cdef char thread_gap[CACHE_LINE_GAP]
 
     def __cinit__(self, CoreLevel level, StateStore store):
         self.level = level
         self.store = store
+        self.hash_mask = store.hash_mask
         self.work = level.workspace()
         self.out_capacity = 1 << 16
         while self.out_capacity < 4 * <size_t>self.work.max_record:
@@ -446,7 +452,7 @@ cdef class Expander(Counted):
     cdef inline void keep_child(self, int length, size_t parent, uint8_t action) noexcept nogil:
         """List the child packed at out_bytes + out_used."""
         cdef size_t i = self.out_count
-        self.out_hash[i] = self.store.hash_record(self.out_bytes + self.out_used, length)
+        self.out_hash[i] = hash_bytes(self.out_bytes + self.out_used, length) & self.hash_mask
         self.out_parent[i] = parent
         self.out_action[i] = action
         self.out_used += length

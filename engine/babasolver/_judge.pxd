@@ -4,7 +4,7 @@
 cimport cython
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int32_t
 
-from babasolver._ruleset cimport CoreLevel, Pool, Workspace
+from babasolver._ruleset cimport CoreLevel, Pool, Workspace, CACHE_LINE_GAP
 from babasolver._tiles cimport N_TILES, TILE_WORDS
 
 cdef enum:
@@ -230,6 +230,7 @@ cdef class JudgeWorkspace(Workspace):
     cdef int n_changed              # load_near: the things it changed (touched, old_cells)
     cdef int patch_misses[2]        # pack_child: patches failed in a row, after few and after many logged changes
     cdef bint chained               # the turn's parent chains are those of `pos`
+    cdef char thread_gap[CACHE_LINE_GAP]
 
     cdef void set_root_unread(self) noexcept nogil
     cdef int load_whole(self, const uint8_t* record, int length) noexcept nogil

@@ -10,6 +10,10 @@ cdef enum:
     WAIT = 4                # actions 0..3 are up, down, left, right
     N_ACTIONS = 5
     ARENA_SLACK = 16        # spare bytes after a record buffer, for whole-word copies
+    # Bytes that end each object one thread writes while another thread
+    # writes the next one: objects sit end to end in memory, and without the
+    # gap the two threads would keep taking a cache line from each other.
+    CACHE_LINE_GAP = 64
 
 # What play() says of the turn it played.
 cdef enum TurnFlag:
