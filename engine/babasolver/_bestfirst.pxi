@@ -59,6 +59,7 @@ cdef class BestFirst(Counted):
     cdef size_t layer_n, layer_at, layer_room, next_n, next_room
     cdef readonly int64_t won_parent
     cdef readonly int won_action
+    cdef char thread_gap[CACHE_LINE_GAP]
 
     def __cinit__(self, CoreLevel level, StateStore store, int guide=GUIDE_RULES, int bound=0,
                   int width=0):

@@ -123,6 +123,7 @@ cdef class StateStore:
     cdef uint64_t hash_mask         # a test hook narrows it to force collisions
     cdef size_t limit               # byte_limit, 0 for none
     cdef int64_t unchecked          # bytes the store may take before it looks at its limit again
+    cdef char thread_gap[CACHE_LINE_GAP]    # the satisficing races' stores are filled on several threads
 
     def __cinit__(self, size_t expected=1024, uint64_t hash_mask=0xFFFFFFFFFFFFFFFFULL, size_t byte_limit=0):
         cdef size_t slot_count = 1024
