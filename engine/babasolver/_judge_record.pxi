@@ -211,13 +211,18 @@ cdef inline void put_entry_bits(const Geometry* geo, BitWriter* w, int thing, in
 
 cdef inline void write_entry_over(const Geometry* geo, uint8_t* out, int bit, int thing, int gap,
                                   uint32_t value) noexcept nogil:
-    """Write an entry over one of the same width at `bit` of `out` (at most
-    37 bits from any bit of a byte: one word, as `out` has spare bytes)."""
-    cdef int width
+    """Write an entry over one of the same width at `bit` of `out`, whose
+    words copy_words has just written. The entry (at most 37 bits) is
+    changed in the one or two of those words it lies in, never through a
+    word at another offset: a load that straddles two recent stores waits
+    for them to reach the cache, where a load of one is forwarded at once."""
+    cdef int width, shift = bit & 63
     cdef uint64_t bits = entry_bits(geo, thing, gap, value, &width)
-    cdef uint64_t mask = ((<uint64_t>1 << width) - 1) << (bit & 7)
-    cdef uint64_t word = judge_load64(out + (bit >> 3))
-    judge_store64(out + (bit >> 3), (word & ~mask) | (bits << (bit & 7)))
+    cdef uint64_t mask = (<uint64_t>1 << width) - 1
+    cdef uint8_t* at = out + ((bit >> 6) << 3)
+    judge_store64(at, (judge_load64(at) & ~(mask << shift)) | (bits << shift))
+    if shift + width > 64:
+        judge_store64(at + 8, (judge_load64(at + 8) & ~(mask >> (64 - shift))) | (bits >> (64 - shift)))
 
 
 cdef inline int read_entry(const Geometry* geo, BitReader* r, int* thing, uint32_t* value) noexcept nogil:
