@@ -8,7 +8,8 @@ the levels, and the ratio of each engine's best run ("best B/A": on a
 shared machine other work only ever slows a run down, so the fastest of
 several runs is the least disturbed). With several thread counts (`--threads 1,2`) each round runs
 both engines at each count, and B's ratio of the last count to the first
-is given too (the pairs of one round, so a drift falls on both). Each engine is given as the path of its `baba` executable (one
+is given too, and A's (the pairs of one round, so a drift falls on both;
+A's beside B's shows whether a change moved the scaling). Each engine is given as the path of its `baba` executable (one
 per virtual environment).
 
     python benchmarks/ab.py OLD/bin/baba NEW/bin/baba --runs 5 --threads 1 \
@@ -73,11 +74,11 @@ def main() -> None:
     limit = ["--max-states", args.max_states] if args.max_states else []
     ratios: dict = {t: [] for t in counts}
     best_ratios: dict = {t: [] for t in counts}
-    scalings: List[float] = []
-    best_scalings: List[float] = []
+    scalings: dict = {"A": [], "B": []}
+    best_scalings: dict = {"A": [], "B": []}
     header = "".join(f" {f'A {t}t':>12} {f'B {t}t':>12} {'B/A':>6} {'best':>6}" for t in counts)
     if len(counts) > 1:
-        header += f" {f'B {counts[-1]}t/{counts[0]}t':>10}"
+        header += "".join(f" {f'{e} {counts[-1]}t/{counts[0]}t':>10}" for e in "AB")
     print(f"{'level':<40}{header}")
     with tempfile.TemporaryDirectory() as scratch:
         for level in args.levels:
@@ -97,19 +98,23 @@ def main() -> None:
                 line += (f" {statistics.median(runs['A', t]):>12,.0f} {statistics.median(runs['B', t]):>12,.0f}"
                          f" {ratio:>6.3f} {best:>6.3f}")
             if len(counts) > 1:
-                scaling = statistics.median(b / a for a, b in zip(runs["B", counts[0]], runs["B", counts[-1]]))
-                scalings.append(scaling)
-                best_scalings.append(max(runs["B", counts[-1]]) / max(runs["B", counts[0]]))
-                line += f" {scaling:>10.2f}"
+                for engine in "AB":
+                    first, last = runs[engine, counts[0]], runs[engine, counts[-1]]
+                    scaling = statistics.median(b / a for a, b in zip(first, last))
+                    scalings[engine].append(scaling)
+                    best_scalings[engine].append(max(last) / max(first))
+                    line += f" {scaling:>10.2f}"
             print(line, flush=True)
     for t in counts:
         print(f"median B/A at {t} thread(s) over {len(ratios[t])} levels: {statistics.median(ratios[t]):.3f}"
               f" (min {min(ratios[t]):.3f}, max {max(ratios[t]):.3f});"
               f" of the best runs: {statistics.median(best_ratios[t]):.3f}")
-    if scalings:
-        print(f"median B {counts[-1]} threads / {counts[0]}: {statistics.median(scalings):.2f}"
-              f" (min {min(scalings):.2f}, max {max(scalings):.2f}); of the best runs:"
-              f" {statistics.median(best_scalings):.2f}")
+    if len(counts) > 1:
+        for engine in "AB":
+            found = scalings[engine]
+            print(f"median {engine} {counts[-1]} threads / {counts[0]}: {statistics.median(found):.2f}"
+                  f" (min {min(found):.2f}, max {max(found):.2f}); of the best runs:"
+                  f" {statistics.median(best_scalings[engine]):.2f}")
 
 
 if __name__ == "__main__":
