@@ -492,8 +492,8 @@ cdef class Expander(Counted):
         return 0
 
     cdef int expand_staged(self) except -1 nogil:
-        """Play the staged states; the store is not read (but for its fixed
-        hash mask), so inserts may run meanwhile."""
+        """Play the staged states; the store is not read (the expander keeps
+        its own copy of the hash mask), so inserts may run meanwhile."""
         cdef size_t i, index
         cdef int action, flags, length, child
         self.out_count = self.out_used = 0
