@@ -64,12 +64,9 @@ PARTS_PER_THREAD = 4
 # being inserted: the other threads go on with the second while the main
 # thread still inserts and takes the last parts of the first.
 AHEAD = 2
-# The visited table starts with room for this many states (8M slots, 40 MiB,
-# touched only where probed): growing it rehashes every state and, on a VM,
-# faults in fresh memory; on full_biy 107 and 120 (3.5M and 5.7M states)
-# that one grow cost 10-16%. Twice this was 1-3.5% slower on small levels,
-# whose table then no longer fits the 32 MiB cache.
-INITIAL_TABLE_STATES = 1 << 22
+# The visited table starts with room for this many states (4M slots, 20 MiB):
+# growing it rehashes every state, and most hard levels stay below this size.
+INITIAL_TABLE_STATES = 1 << 21
 TABLE_BYTES_PER_STATE = 40         # ... but a small memory limit gets a table of at most half its bytes
 
 

@@ -36,7 +36,7 @@ AGENT = "babasolver-bfs"
 #: Searches at least this long count towards the median states/s.
 LONG_SEARCH = 0.5
 #: Bytes per state are read at the largest searches (the table starts at a
-#: fixed 40 MiB, which dominates small ones): this many, of at least BIG_SEARCH states.
+#: fixed 20 MiB, which dominates small ones): this many, of at least BIG_SEARCH states.
 LARGEST_SEARCHES = 5
 BIG_SEARCH = 100_000
 #: Table sizes at which the scaling section reads the states/s.
