@@ -439,43 +439,6 @@ def test_generate_only_reads_the_store_and_insert_adds_what_expand_would():
         two_steps.generate(0, len(by_steps) + 1)
 
 
-def breadth_first(core, undo_filter, batch=7, limit=3000):
-    """A breadth-first store of `core`'s level in batches of `batch` states,
-    up to a win or about `limit` states, and the expander that filled it."""
-    store = StateStore(16)
-    expander = Expander(core, store)
-    expander.undo_filter = undo_filter
-    expander.add_root()
-    head = 0
-    while head < len(store) < limit:
-        stop = min(len(store), head + batch)
-        if expander.expand(head, stop) == SearchOutcome.SEARCH_WON:
-            break
-        head = stop
-    return store, expander
-
-
-PUSHING_LEVEL = ["B12.R15", ".......", ".b..r..", "...r...", "......."]     # no win: a closed space
-
-
-@pytest.mark.parametrize("rows", MAPS + [PUSHING_LEVEL])
-def test_children_that_undo_their_parents_move_are_dropped_before_the_store(rows):
-    """A child equal to its grandparent is a stored state: the filter drops
-    it before listing it, and the store fills exactly as without it."""
-    core = core_level(make_level(rows))
-    filtered, expander = breadth_first(core, True)
-    plain, unfiltered = breadth_first(core, False)
-    assert len(filtered) == len(plain)
-    assert [filtered.get(i) for i in range(len(filtered))] == [plain.get(i) for i in range(len(plain))]
-    assert [filtered.parent(i) for i in range(len(filtered))] == [plain.parent(i) for i in range(len(plain))]
-    assert (expander.generated, expander.expanded, expander.won_parent, expander.won_action) == (
-        unfiltered.generated, unfiltered.expanded, unfiltered.won_parent, unfiltered.won_action)
-    assert unfiltered.undone == 0
-    assert expander.undone < expander.generated
-    if rows is PUSHING_LEVEL:       # nothing moves by itself: most moves can be undone
-        assert len(filtered) > 1000 and expander.undone > expander.generated // 10
-
-
 def test_staged_states_play_the_same_while_the_store_grows():
     """An expander generates from its own copy of the staged states, so
     inserting into the store meanwhile (growing, and so moving, its arena

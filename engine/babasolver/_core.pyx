@@ -8,7 +8,6 @@ from libc.stdlib cimport free, qsort
 from libc.string cimport memcpy, memset, memcmp
 
 from babasolver._ruleset cimport CoreLevel, Workspace, N_ACTIONS, WAIT, ARENA_SLACK, CACHE_LINE_GAP, TURN_ILLEGAL, TURN_WON, TURN_DEAD
-from babasolver._ruleset cimport NO_UNDO, undoing
 from babasolver._ruleset cimport GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS
 from babasolver._search cimport (
     Queued, safe_realloc, Counters, Child, CHILD_NONE, CHILD_NEW, CHILD_WON, play_child, skips_wait,
@@ -286,26 +285,6 @@ cdef class Counted:
         return self.counts.illegal
 
 
-cdef inline bint same_words(const uint8_t* child, const uint8_t* other, int length) noexcept nogil:
-    """same_record for a child just packed: its bytes are read as the
-    8-byte words, from its start, that packing wrote (a word at any other
-    byte would straddle two fresh stores and wait for them), the last one
-    masked; both sides have ARENA_SLACK readable bytes past the end."""
-    cdef int n = 0
-    while n + 8 <= length:
-        if load8(child + n) != load8(other + n):
-            return False
-        n += 8
-    return n == length or ((load8(child + n) ^ load8(other + n)) & ((<uint64_t>1 << (8 * (length - n))) - 1)) == 0
-
-
-cdef extern from *:
-    """
-    #define EXPANDER_NO_UP UINT32_C(0xFFFFFFFF)
-    """
-    const uint32_t NO_UP "EXPANDER_NO_UP"       # a staged state whose parent is not staged
-
-
 cdef class Expander(Counted):
     """Expands ranges of stored states in C, without the GIL: every action is
     played from each state, won children are reported, dead ends and turns
@@ -348,22 +327,6 @@ cdef class Expander(Counted):
     # child, and in the store it shares a cache line with the counts that
     # the inserting thread writes for every insert.
     cdef uint64_t hash_mask
-    # The staged states' own parents (their children's grandparents),
-    # copied likewise when `undo_filter` is on: staged state i's parent is
-    # the up_of[i]-th staged parent (NO_UP: none), whose record is
-    # up_bytes[up_start[k]:up_start[k + 1]] for k = up_of[i]; undo_of[i] is the action
-    # back (the opposite of the move that made state i; NO_UNDO: none).
-    # A child that action makes equal to its grandparent (a move undone) is
-    # a stored state: it is dropped before it is listed, sparing its insert
-    # the probe of a random slot.
-    cdef public bint undo_filter
-    cdef uint8_t* up_bytes
-    cdef size_t up_capacity
-    cdef size_t* up_start
-    cdef uint32_t* up_of
-    cdef uint8_t* undo_of
-    cdef size_t up_room, up_of_room
-    cdef readonly uint64_t undone       # children dropped as their grandparent, since made
     cdef char thread_gap[CACHE_LINE_GAP]
 
     def __cinit__(self, CoreLevel level, StateStore store):
@@ -386,13 +349,6 @@ cdef class Expander(Counted):
         self.staged_room = 1 << 8
         safe_realloc(&self.staged_bytes, self.staged_capacity + ARENA_SLACK)
         safe_realloc(&self.staged_start, self.staged_room + 1)
-        self.undo_filter = True
-        self.up_capacity = 1 << 12
-        self.up_room = self.up_of_room = 1 << 8
-        safe_realloc(&self.up_bytes, self.up_capacity + ARENA_SLACK)
-        safe_realloc(&self.up_start, self.up_room + 1)
-        safe_realloc(&self.up_of, self.up_of_room)
-        safe_realloc(&self.undo_of, self.up_of_room)
         self.staged = False
         self.won_parent = -1
         self.won_action = -1
@@ -405,10 +361,6 @@ cdef class Expander(Counted):
         free(self.out_action)
         free(self.staged_bytes)
         free(self.staged_start)
-        free(self.up_bytes)
-        free(self.up_start)
-        free(self.up_of)
-        free(self.undo_of)
 
     @property
     def incremental(self):
@@ -536,61 +488,14 @@ cdef class Expander(Counted):
             self.staged_start[i] = self.store.start_of(start + i) - first
         self.staged_first = start
         self.staged_count = n
-        self.stage_parents(start, stop)
         self.staged = True
-        return 0
-
-    cdef int stage_parents(self, size_t start, size_t stop) except -1 nogil:
-        """Copy the records of the parents of states [start, stop) (see
-        up_of). A breadth-first store holds children after their parents
-        and in their parents' order, so these lie end to end too; any other
-        order, or a store whose parents are not its own states, stages none."""
-        cdef size_t n = stop - start
-        cdef size_t i, parent, first = NO_PARENT, last = 0, count, nbytes, base
-        if n > self.up_of_room:
-            self.up_of_room = max(n, 2 * self.up_of_room)
-            safe_realloc(&self.up_of, self.up_of_room)
-            safe_realloc(&self.undo_of, self.up_of_room)
-        for i in range(n if self.undo_filter else 0):
-            parent = self.store.parent_of(start + i)
-            if parent == NO_PARENT:
-                continue
-            if parent >= start + i or (first != NO_PARENT and parent < last):
-                first = NO_PARENT
-                break
-            if first == NO_PARENT:
-                first = parent
-            last = parent
-        if first == NO_PARENT or last - first >= 4 * n:
-            for i in range(n):
-                self.up_of[i] = NO_UP
-                self.undo_of[i] = NO_UNDO
-            return 0
-        count = last - first + 1
-        base = self.store.start_of(first)
-        nbytes = self.store.start_of(last + 1) - base
-        if nbytes > self.up_capacity:
-            self.up_capacity = max(nbytes, 2 * self.up_capacity)
-            safe_realloc(&self.up_bytes, self.up_capacity + ARENA_SLACK)
-        if count > self.up_room:
-            self.up_room = max(count, 2 * self.up_room)
-            safe_realloc(&self.up_start, self.up_room + 1)
-        memcpy(self.up_bytes, self.store.arena + base, nbytes)
-        memset(self.up_bytes + nbytes, 0, ARENA_SLACK)
-        for i in range(count + 1):
-            self.up_start[i] = self.store.start_of(first + i) - base
-        for i in range(n):
-            parent = self.store.parent_of(start + i)
-            self.up_of[i] = NO_UP if parent == NO_PARENT else <uint32_t>(parent - first)
-            self.undo_of[i] = NO_UNDO if parent == NO_PARENT else undoing(self.store.action_of(start + i))
         return 0
 
     cdef int expand_staged(self) except -1 nogil:
         """Play the staged states; the store is not read (the expander keeps
         its own copy of the hash mask), so inserts may run meanwhile."""
         cdef size_t i, index
-        cdef int action, flags, length, child, undo, up_length = 0
-        cdef const uint8_t* up_record = NULL
+        cdef int action, flags, length, child
         self.out_count = self.out_used = 0
         for i in range(self.staged_count):
             index = self.staged_first + i
@@ -598,10 +503,6 @@ cdef class Expander(Counted):
                               <int>(self.staged_start[i + 1] - self.staged_start[i]), i != 0) < 0:
                 bad_record()
             self.counts.expanded += 1
-            undo = self.undo_of[i]
-            if undo != NO_UNDO:
-                up_record = self.up_bytes + self.up_start[self.up_of[i]]
-                up_length = <int>(self.up_start[self.up_of[i] + 1] - self.up_start[self.up_of[i]])
             for action in range(self.level.n_actions):
                 if skips_wait(self.work, action, index):
                     break
@@ -616,11 +517,7 @@ cdef class Expander(Counted):
                             or self.out_count == self.out_room):
                         self.make_room()
                     length = self.work.pack_child(flags, self.out_bytes + self.out_used)
-                    if (action == undo and length == up_length
-                            and same_words(self.out_bytes + self.out_used, up_record, length)):
-                        self.undone += 1
-                    else:
-                        self.keep_child(length, index, <uint8_t>action)
+                    self.keep_child(length, index, <uint8_t>action)
                 self.work.restore()
         return SEARCH_GOING
 

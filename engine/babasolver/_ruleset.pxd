@@ -9,18 +9,11 @@ cdef enum:
     N_DIRECTIONS = 4
     WAIT = 4                # actions 0..3 are up, down, left, right
     N_ACTIONS = 5
-    NO_UNDO = 0xFF          # undoing() of an action no move takes back
     ARENA_SLACK = 16        # spare bytes after a record buffer, for whole-word copies
     # Bytes that end each object one thread writes while another thread
     # writes the next one: objects sit end to end in memory, and without the
     # gap the two threads would keep taking a cache line from each other.
     CACHE_LINE_GAP = 64
-
-cdef inline int undoing(int action) noexcept nogil:
-    """The move that may take back `action`: up and down, left and right
-    are pairs; waiting (or any other action) has none, NO_UNDO."""
-    return action ^ 1 if action < N_DIRECTIONS else NO_UNDO
-
 
 # What play() says of the turn it played.
 cdef enum TurnFlag:

@@ -62,9 +62,6 @@ class PartWorker:
         self.parts, self.part = parts, part
         self.store = StateStore(expected, byte_limit=memory or 0)
         self.expander = Expander(core_level(level), self.store)
-        # This store's parents are global ids, not its own states: there is
-        # no grandparent here to compare a child with.
-        self.expander.undo_filter = False
         self.head = self.layer_end = 0
         self.sent = 0
         root = root_record(self.expander)
