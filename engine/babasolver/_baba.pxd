@@ -91,6 +91,8 @@ cdef class GameWorkspace(Workspace):
     cdef uint8_t* mover_steps       # steps left, with several MOVE rules (§4.8)
     cdef int32_t* pending           # per thing: the cell it leaves for this phase, -1 for none
     cdef uint8_t* pending_dir
+    cdef uint8_t* leaving           # per thing: a bit per direction of every move pending, not only the last
+    cdef uint8_t* fresh_dirs        # the same for the moves decided this pass
     cdef int* pending_list
     cdef int n_pending
     cdef int* fresh                 # moves decided this pass: thing, cell, dir
@@ -102,7 +104,7 @@ cdef class GameWorkspace(Workspace):
     cdef char thread_gap[CACHE_LINE_GAP]
 
     cdef void chain_cells(self) noexcept nogil
-    cdef int judge(self, int start, int target, int direction) noexcept nogil
+    cdef int judge(self, int target, int direction) noexcept nogil
     cdef bint push_line(self, int start, int direction) noexcept nogil
     cdef void decide(self, int thing, int target, int direction) noexcept nogil
     cdef int phase(self, int n, bint moving, bint further) noexcept nogil

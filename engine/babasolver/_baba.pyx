@@ -63,35 +63,48 @@ cdef void add_rule(Rules* rules, int left, int right) noexcept nogil:
         rules.n += 1
 
 
+cdef inline bint first_transform(const Rules* rules, int r) noexcept nogil:
+    """Whether rule r is its noun's first `X is NOUN` rule."""
+    cdef int k
+    for k in range(r):
+        if rules.left[k] == rules.left[r] and TILE_KIND[rules.right[k]] == KIND_NOUN_TEXT:
+            return False
+    return True
+
+
 cdef void read_line(const Board* board, const Things* pos, const int32_t* head, const int32_t* next_on_cell,
-                    Rules* rules, int before, int after) noexcept nogil:
-    """Every `NOUN is NOUN|PROPERTY` through one `is`: one text per cell,
-    every combination of the texts stacked there (§2.2, §2.3)."""
-    cdef int a, b
-    a = head[before]
+                    Rules* rules, int noun, int step) noexcept nogil:
+    """Every `NOUN is NOUN|PROPERTY` that the noun text `noun` begins one
+    way (`step` cells apart): one text per cell, every combination of the
+    texts stacked there, each cell's in thing order (§2.2, §2.3)."""
+    cdef int middle = pos.cell[noun] + step, a, b
+    if board.border[middle]:
+        return                  # the last cell would lie past the ring
+    a = head[middle]
     while a >= 0:
-        if TILE_KIND[pos.tile[a]] == KIND_NOUN_TEXT:
-            b = head[after]
+        if pos.tile[a] == T_IS_TEXT:
+            b = head[middle + step]
             while b >= 0:
                 if TILE_KIND[pos.tile[b]] == KIND_NOUN_TEXT or (
                         TILE_KIND[pos.tile[b]] == KIND_PROPERTY_TEXT and board.prop_bits[pos.tile[b]]):
-                    add_rule(rules, pos.tile[a], pos.tile[b])
+                    add_rule(rules, pos.tile[noun], pos.tile[b])
                 b = next_on_cell[b]
         a = next_on_cell[a]
 
 
 cdef void read_rules(const Board* board, const Things* pos, const int32_t* head, const int32_t* next_on_cell,
                      Rules* rules) noexcept nogil:
-    """The rules of the texts in play (cell chains already built): each
-    `is` in thing order, across then down; duplicates kept (§2.4). Then
-    what they make each noun."""
+    """The rules of the texts in play (cell chains already built), in the
+    order U5 is decided by (as reference_baba.py): by their noun text's
+    thing order, across before down, then by the other texts' thing order;
+    duplicates kept (§2.4). Then what they make each noun."""
     cdef int i, r, left, right, noun, j
     cdef bint known
     rules.n = 0
     for i in range(board.n_base_objects, board.n_base):
-        if pos.alive[i] and pos.tile[i] == T_IS_TEXT:
-            read_line(board, pos, head, next_on_cell, rules, pos.cell[i] - 1, pos.cell[i] + 1)
-            read_line(board, pos, head, next_on_cell, rules, pos.cell[i] - board.width, pos.cell[i] + board.width)
+        if pos.alive[i] and TILE_KIND[pos.tile[i]] == KIND_NOUN_TEXT:
+            read_line(board, pos, head, next_on_cell, rules, i, 1)
+            read_line(board, pos, head, next_on_cell, rules, i, board.width)
     memset(rules.noun_props, 0, sizeof(rules.noun_props))
     memset(rules.move_count, 0, sizeof(rules.move_count))
     memset(rules.protected, 0, sizeof(rules.protected))
@@ -369,6 +382,8 @@ cdef class GameWorkspace(Workspace):
         self.mover_dir = <uint8_t*>mem.alloc(n, 1)
         self.pending = <int32_t*>mem.alloc(n, sizeof(int32_t))
         self.pending_dir = <uint8_t*>mem.alloc(n, 1)
+        self.leaving = <uint8_t*>mem.alloc(n, 1)
+        self.fresh_dirs = <uint8_t*>mem.alloc(n, 1)
         self.pending_list = <int*>mem.alloc(n, sizeof(int))
         self.fresh = <int*>mem.alloc(3 * n, sizeof(int))
         self.fresh_at = <int32_t*>mem.alloc(n, sizeof(int32_t))
@@ -397,17 +412,19 @@ cdef class GameWorkspace(Workspace):
 
     # -------------------------------------------------------- a phase
 
-    cdef int judge(self, int start, int target, int direction) noexcept nogil:
-        """What stands in the way of a thing moving from `start` into
-        `target` (§4.2): a thing leaving along the line is ignored."""
-        cdef int o, verdict = FREE, beyond = target + self.level.board.delta[direction]
+    cdef int judge(self, int target, int direction) noexcept nogil:
+        """What stands in the way of a thing moving into `target` in
+        `direction` (§4.2): a thing with a move pending along that line,
+        either way, is ignored."""
+        cdef int o, verdict = FREE
+        cdef int along = (1 << direction) | (1 << opposite(direction))
         cdef uint16_t bits
         cdef const Rules* rules = &self.parent_rules
         if self.level.board.border[target]:
             return BLOCKED
         o = self.head[target]
         while o >= 0:
-            if not (self.pending[o] >= 0 and (self.pending[o] == start or self.pending[o] == beyond)):
+            if not self.leaving[o] & along:
                 bits = thing_bits(&self.pos, rules, o)
                 if bits & G_PUSH:
                     verdict = PUSHABLE
@@ -417,8 +434,10 @@ cdef class GameWorkspace(Workspace):
         return verdict
 
     cdef void decide(self, int thing, int target, int direction) noexcept nogil:
-        """Record a move of this pass; a later one of the same thing replaces it."""
+        """Record a move of this pass; a later one of the same thing replaces
+        it, but both count as pending for what is leaving along a line."""
         cdef int k = self.fresh_at[thing]
+        self.fresh_dirs[thing] |= <uint8_t>(1 << direction)
         if k < 0:
             k = self.fresh_at[thing] = self.n_fresh
             self.n_fresh += 1
@@ -431,10 +450,11 @@ cdef class GameWorkspace(Workspace):
         thing there, and down the line, must be able to move; then each
         gets its move. All or nothing."""
         cdef int delta = self.level.board.delta[direction]
+        cdef int along = (1 << direction) | (1 << opposite(direction))
         cdef int cell = start + delta, last, o
         cdef uint16_t bits
         while True:
-            verdict = self.judge(cell, cell + delta, direction)
+            verdict = self.judge(cell + delta, direction)
             if verdict == BLOCKED:
                 return False
             if verdict == FREE:
@@ -445,7 +465,7 @@ cdef class GameWorkspace(Workspace):
         while True:
             o = self.head[cell]
             while o >= 0:
-                if not (self.pending[o] >= 0 and (self.pending[o] == cell - delta or self.pending[o] == cell + delta)):
+                if not self.leaving[o] & along:
                     bits = thing_bits(&self.pos, &self.parent_rules, o)
                     if bits & G_PUSH:
                         self.decide(o, cell + delta, direction)
@@ -486,7 +506,7 @@ cdef class GameWorkspace(Workspace):
                     pos.facing[thing] = self.mover_dir[m] + 1
                 direction = self.mover_dir[m]
                 target = pos.cell[thing] + board.delta[direction]
-                verdict = self.judge(pos.cell[thing], target, direction)
+                verdict = self.judge(target, direction)
                 if verdict == PUSHABLE and p == 0:
                     self.mover_pass[m] = 1
                     continue
@@ -510,9 +530,12 @@ cdef class GameWorkspace(Workspace):
                     self.scratch[n_again] = m
                     n_again += 1
             # Moves decided in a pass count from the next pass on (§4.1);
-            # two moves of one thing: the later one (§4.4).
+            # two moves of one thing: the later one is made (§4.4), but
+            # either leaves the way free along its line (§4.2).
             for k in range(self.n_fresh):
                 thing = self.fresh[3 * k]
+                self.leaving[thing] |= self.fresh_dirs[thing]
+                self.fresh_dirs[thing] = 0
                 if self.pending[thing] < 0:
                     self.pending_list[self.n_pending] = thing
                     self.n_pending += 1
@@ -525,6 +548,7 @@ cdef class GameWorkspace(Workspace):
             if not is_text_tile(pos.tile[thing]):
                 pos.facing[thing] = self.pending_dir[thing] + 1
             self.pending[thing] = NOBODY
+            self.leaving[thing] = 0
         if self.n_pending:
             self.chain_cells()
         # The next round: those with steps left, in the order they finished,
@@ -560,27 +584,31 @@ cdef class GameWorkspace(Workspace):
 
     cdef bint transform(self, const Rules* rules) noexcept nogil:
         """One link of `X is Y` (§5): each object of X becomes one new
-        object per rule, in place, keeping its facing. False when that
-        would pass the engine's room for things."""
-        cdef int i, r, n = self.pos.n, noun
+        object per rule, in place, keeping its facing. The new objects come
+        last, in the order U5 is decided by (as reference_baba.py): noun by
+        noun in the order of each one's first such rule, a noun's objects
+        in thing order, an object's per rule. False when that would pass
+        the engine's room for things."""
+        cdef int i, r, first, n = self.pos.n, noun
         cdef Things* pos = &self.pos
-        for i in range(n):
-            if not pos.alive[i] or is_text_tile(pos.tile[i]):
+        for first in range(rules.n):
+            noun = NOUN_TARGET[rules.left[first]]
+            if (TILE_KIND[rules.right[first]] != KIND_NOUN_TEXT or rules.protected[noun]
+                    or not first_transform(rules, first)):
                 continue
-            noun = pos.tile[i]
-            if rules.protected[noun] or not rules.transforms[noun]:
-                continue
-            for r in range(rules.n):
-                if (NOUN_TARGET[rules.left[r]] == noun and TILE_KIND[rules.right[r]] == KIND_NOUN_TEXT
-                        and NOUN_TARGET[rules.right[r]] != noun):
-                    if pos.n == self.level.board.capacity:
-                        return False
-                    pos.tile[pos.n] = NOUN_TARGET[rules.right[r]]
-                    pos.cell[pos.n] = pos.cell[i]
-                    pos.facing[pos.n] = pos.facing[i]
-                    pos.alive[pos.n] = 1
-                    pos.n += 1
-            pos.alive[i] = 0
+            for i in range(n):
+                if not pos.alive[i] or pos.tile[i] != noun:
+                    continue
+                for r in range(first, rules.n):
+                    if NOUN_TARGET[rules.left[r]] == noun and TILE_KIND[rules.right[r]] == KIND_NOUN_TEXT:
+                        if pos.n == self.level.board.capacity:
+                            return False
+                        pos.tile[pos.n] = NOUN_TARGET[rules.right[r]]
+                        pos.cell[pos.n] = pos.cell[i]
+                        pos.facing[pos.n] = pos.facing[i]
+                        pos.alive[pos.n] = 1
+                        pos.n += 1
+                pos.alive[i] = 0
         return True
 
     cdef bint destroy(self, const Rules* rules) noexcept nogil:
