@@ -11,6 +11,13 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
+from hypothesis import settings
+
+# A Hypothesis deadline is a timing assertion: on a loaded CI machine an
+# example that usually takes 50 ms can take 300, and Hypothesis then fails
+# the test as flaky. Speed is measured by `baba bench`, never by the tests.
+settings.register_profile("no-deadline", deadline=None)
+settings.load_profile("no-deadline")
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DIR = REPO_ROOT.parent / "shared"
