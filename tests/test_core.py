@@ -79,27 +79,6 @@ def test_equal_positions_pack_equal_and_different_positions_differ():
     assert first.pack() != second.pack()
 
 
-def varints(data, at=0):
-    """Read the varints of a record from `at` on."""
-    out, value, shift = [], 0, 0
-    for byte in data[at:]:
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if not byte & 0x80:
-            out.append(value)
-            value, shift = 0, 0
-    return out
-
-
-def varint(value):
-    out = bytearray()
-    while value >= 0x80:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 # A record's map entries, read and written from the format's description in
 # _judge_record.pxi: bit fields, least significant first, with the level's
 # widths. A value is 0 (out of play) or 1 + (cell << 4 | facing << 1 | surprise).
@@ -150,6 +129,37 @@ def write_entries(level, entries):
     return number.to_bytes((width + 7) // 8, "little")
 
 
+def read_created(level, data, at, count):
+    """([(tile, value)] of `count` created objects from byte `at` on, the
+    byte after them)."""
+    kind_bits, cell_bits, kinds = core_level(level).created_widths
+    number, used, out = int.from_bytes(data[at:], "little"), 0, []
+
+    def take(n):
+        nonlocal used
+        used += n
+        return (number >> (used - n)) & ((1 << n) - 1)
+
+    for _ in range(count):
+        tile, fb = kinds[take(kind_bits)]
+        surprise, facing, cell = take(1), take(fb), take(cell_bits)
+        out.append((tile, 1 + (cell << 4 | facing << 1 | surprise)))
+    return out, at + (used + 7) // 8
+
+
+def write_created(level, objects):
+    kind_bits, cell_bits, kinds = core_level(level).created_widths
+    number, width = 0, 0
+    for tile, value in objects:
+        kind = [t for t, _ in kinds].index(tile)
+        fb = kinds[kind][1]
+        bits = value - 1
+        for field, n in ((kind, kind_bits), (bits & 1, 1), ((bits >> 1) & 7, fb), (bits >> 4, cell_bits)):
+            number |= field << width
+            width += n
+    return number.to_bytes((width + 7) // 8, "little")
+
+
 def test_a_hidden_flag_alone_makes_another_state():
     # Keke pushes PUSH onto baba (YOU), which hides baba; baba walks away,
     # which empties the slot: PUSH is hidden. A record with the same cells
@@ -185,12 +195,15 @@ def test_creation_order_alone_makes_another_state():
     assert [t for t, *_ in objects] == [tiles.BABA, tiles.BABA]
     sim.step_keke("d")
     record = sim.pack()
-    assert record[:3] == bytes([0, 1, tiles.BABA])
-    created_value = varints(record, 3)[0]
-    entries = read_entries(level, record, 3 + len(varint(created_value)))
+    assert record[:2] == bytes([0, 1])              # no object tile gained; one created object
+    created, at = read_created(level, record, 2, 1)
+    assert write_created(level, created) == record[2:at]
+    (created_tile, created_value), = created
+    assert created_tile == tiles.BABA
+    entries = read_entries(level, record, at)
     baba_thing, baba_value = entries[0]
     assert baba_thing == 0                          # the map's baba is thing 0
-    swapped = (bytes([0, 1, tiles.BABA]) + varint(baba_value)
+    swapped = (bytes([0, 1]) + write_created(level, [(tiles.BABA, baba_value)])
                + write_entries(level, [(0, created_value)] + entries[1:]))
     other = Simulation(level)
     other.unpack(swapped)
@@ -232,6 +245,30 @@ def test_unpack_refuses_bytes_that_are_not_a_state_of_the_level(record):
     sim = Simulation(make_level(["B12.", "b..."]))
     with pytest.raises(ValueError, match="not a packed state"):
         sim.unpack(record)
+
+
+def test_unpack_refuses_created_objects_that_are_not_of_the_level():
+    # "rock is baba" with a flag on the map: three object kinds, two bits.
+    level = make_level(["B12..", "R1B..", "b.rf.", "....."])
+    kind_bits, cell_bits, kinds = core_level(level).created_widths
+    assert kind_bits == 2 and [t for t, _ in kinds] == sorted([tiles.BABA, tiles.ROCK, tiles.FLAG])
+    sim = Simulation(level)
+    sim.step_keke("d")
+    record = sim.pack()
+    created, at = read_created(level, record, 2, 1)
+    width = kind_bits + 1 + dict(kinds)[tiles.BABA] + cell_bits
+    number = int.from_bytes(record[2:at], "little")
+    assert number >> width == 0                     # zero padding
+    def made(field):
+        return record[:2] + field.to_bytes(at - 2, "little") + record[at:]
+    bad = [made(number | 3),                                        # a fourth kind
+           made(number | ((1 << cell_bits) - 1) << (width - cell_bits)),  # a cell past the map
+           record[:1] + b"\x02" + record[2:]]                      # two created objects, one there
+    if width % 8:
+        bad.append(made(number | 1 << width))                       # padding that is not zero
+    for record in bad:
+        with pytest.raises(ValueError, match="not a packed state"):
+            Simulation(level).unpack(record)
 
 
 @pytest.mark.parametrize("hash_mask", [0, 1, 7])

@@ -91,6 +91,8 @@ ctypedef struct Geometry:
     int gap_bits            # a gap past 0 between listed map things
     int cell_bits           # a map thing's cell + 1 (0: out of play)
     uint8_t* facing_bits    # per map thing: 3 if its facing is kept, else 0
+    int kind_bits           # a created object's kind_of number
+    int* kind_tile          # per kind_of number, its object tile
 
 ctypedef struct Position:
     # Everything the judge's next turns depend on. `slot[c]` is the thing

@@ -135,8 +135,10 @@ cdef class JudgeLevel(CoreLevel):
         geo.text_kind_of = <int*>self.mem.alloc(N_TILES, sizeof(int))
         for t in range(N_TILES):
             geo.kind_of[t] = geo.text_kind_of[t] = -1
+        geo.kind_tile = <int*>self.mem.alloc(len(in_play) + 1, sizeof(int))
         for i, t in enumerate(in_play):
             geo.kind_of[t] = i
+            geo.kind_tile[i] = t
         for i, t in enumerate(sorted({t for t, c in texts})):
             geo.text_kind_of[t] = i
         geo.n_kinds = len(in_play)
@@ -151,6 +153,7 @@ cdef class JudgeLevel(CoreLevel):
         # last byte never reads as one more entry.
         geo.gap_bits = max(1, (geo.n_base - 1).bit_length())
         geo.cell_bits = max(ENTRY_MIN_BITS - 2, geo.ncells.bit_length())
+        geo.kind_bits = (len(in_play) - 1).bit_length() if in_play else 0
         geo.facing_bits = <uint8_t*>self.mem.alloc(geo.n_base + 1, 1)
         for i in range(n_objects):
             geo.facing_bits[i] = FACING_BITS if geo.keeps_facing[geo.base_tile[i]] else 0
@@ -174,6 +177,14 @@ cdef class JudgeLevel(CoreLevel):
         a record's entries (_judge_record.pxi), for tools that read records."""
         return (self.geo.gap_bits, self.geo.cell_bits,
                 tuple(self.geo.facing_bits[i] for i in range(self.geo.n_base)))
+
+    @property
+    def created_widths(self):
+        """(kind_bits, cell_bits, (tile, facing bits) per kind number): the
+        widths of a record's created objects (_judge_record.pxi)."""
+        return (self.geo.kind_bits, self.geo.cell_bits,
+                tuple((self.geo.kind_tile[k], FACING_BITS if self.geo.keeps_facing[self.geo.kind_tile[k]] else 0)
+                      for k in range(self.geo.n_kinds)))
 
 
 cdef int alloc_position(Pool mem, const Geometry* geo, Position* pos) except -1:

@@ -5,7 +5,9 @@
 #       | rules_stored
 #   then those object tiles, ascending: varint tile each
 #   [when the level can transform] varint n, then n created objects in
-#       creation order: varint tile, varint value
+#       creation order as bit fields (least significant first): the tile's
+#       kind number (kind_bits), surprise (1), facing (3 if the tile keeps
+#       facings, else 0), cell (cell_bits); zero bits to the end of the byte
 #   [when rules_stored] varint n, then n rules: varint left tile, varint right tile
 #       (the rule list, stored only when it differs from a scan of the slots)
 #   then, in thing order, each map thing whose value differs from the root
@@ -326,30 +328,71 @@ cdef inline bint same_rules(const Props* a, const Props* b) noexcept nogil:
             and memcmp(a.rule_right, b.rule_right, a.n_rules * sizeof(uint16_t)) == 0)
 
 
+cdef inline void put_created(const Geometry* geo, BitWriter* w, int tile, uint32_t value) noexcept nogil:
+    """A created object (always in play): its tile's kind number, then its
+    value's surprise, facing (if kept) and cell, as bit fields."""
+    cdef uint32_t bits = value - 1
+    cdef int fb = FACING_BITS if geo.keeps_facing[tile] else 0
+    cdef uint64_t field = ((<uint64_t>(bits >> 4) << fb | ((bits >> 1) & 7)) << 1) | (bits & 1)
+    put_bits(w, field << geo.kind_bits | <uint64_t>geo.kind_of[tile], geo.kind_bits + 1 + fb + geo.cell_bits)
+
+
+cdef inline int read_created(const Geometry* geo, BitReader* r, uint32_t* tile, uint32_t* value) noexcept nogil:
+    """The next created object's tile and value; -1 for bits that are not one."""
+    cdef uint64_t word, facing, cell
+    cdef uint32_t kind
+    cdef int fb, width
+    refill(r)
+    word = r.pending
+    kind = <uint32_t>(word & ((<uint64_t>1 << geo.kind_bits) - 1))
+    if kind >= <uint32_t>geo.n_kinds:
+        return -1
+    tile[0] = <uint32_t>geo.kind_tile[kind]
+    fb = FACING_BITS if geo.keeps_facing[tile[0]] else 0
+    width = geo.kind_bits + 1 + fb + geo.cell_bits
+    if width > r.n_pending:
+        return -1
+    word >>= geo.kind_bits
+    facing = (word >> 1) & ((<uint64_t>1 << fb) - 1)
+    cell = (word >> (1 + fb)) & ((<uint64_t>1 << geo.cell_bits) - 1)
+    if cell >= <uint64_t>geo.ncells or facing > 4:
+        return -1
+    r.pending >>= width
+    r.n_pending -= width
+    value[0] = <uint32_t>(1 + ((cell << 4) | (facing << 1) | (word & 1)))
+    return 0
+
+
 cdef int pack_head(const Geometry* geo, const Position* pos, const Props* props,
                    int flags, uint8_t* out) noexcept nogil:
     """The record up to the map things' entries. `flags`: RECORD_* bits."""
-    cdef int i, w, n = 0, length
+    cdef int i, word, n = 0, length
     cdef uint64_t extra
     cdef bint rules_stored = flags & RECORD_RULES
-    for w in range(TILE_WORDS):
-        n += few_bits(pos.ever[w] & ~geo.root_ever[w])
+    cdef BitWriter w
+    for word in range(TILE_WORDS):
+        n += few_bits(pos.ever[word] & ~geo.root_ever[word])
     length = put_varint(out, 0, (<uint32_t>n << 2) | flags)
     if n:
-        for w in range(TILE_WORDS):
-            extra = pos.ever[w] & ~geo.root_ever[w]
+        for word in range(TILE_WORDS):
+            extra = pos.ever[word] & ~geo.root_ever[word]
             while extra:
-                length = put_varint(out, length, <uint32_t>(w * 64 + lowest_bit(extra)))
+                length = put_varint(out, length, <uint32_t>(word * 64 + lowest_bit(extra)))
                 extra &= extra - 1
     if geo.can_create:
         n = 0
         for i in range(geo.n_base, pos.n_things):
             n += pos.alive[i]
         length = put_varint(out, length, n)
-        for i in range(geo.n_base, pos.n_things):
-            if pos.alive[i]:
-                length = put_varint(out, length, pos.tile[i])
-                length = put_varint(out, length, thing_value(geo, pos, props, i))
+        if n:
+            w.out = out
+            w.length = length
+            w.pending = 0
+            w.n_pending = 0
+            for i in range(geo.n_base, pos.n_things):
+                if pos.alive[i]:
+                    put_created(geo, &w, pos.tile[i], object_value(geo, pos, props, i))
+            length = close_bits(&w)
     if rules_stored:
         length = put_varint(out, length, props.n_rules)
         for i in range(props.n_rules):
@@ -593,6 +636,7 @@ cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, P
     unpack takes untrusted bytes)."""
     cdef uint32_t meta, count, value, tile, left, right
     cdef int at, i, k, thing
+    cdef BitReader bits
     entries.known = False
     at = read_meta(geo, record, length, pos, &meta)
     if at < 0:
@@ -604,17 +648,20 @@ cdef int decode_record(const Geometry* geo, const uint8_t* record, int length, P
         at = get_varint(record, at, length, &count)
         if at < 0 or count > <uint32_t>(geo.capacity - geo.n_base):
             return -1
-        for k in range(<int>count):
-            at = get_varint(record, at, length, &tile)
-            if at < 0 or not can_be_in_play(geo, tile):
+        if count:
+            open_bits(&bits, record, at, length)
+            for k in range(<int>count):
+                if read_created(geo, &bits, &tile, &value) < 0:
+                    return -1
+                thing = pos.n_things
+                pos.tile[thing] = <uint16_t>tile
+                place(geo, pos, thing, value, surprise)
+                pos.n_things += 1
+            # The rest of the last byte is zero padding; what follows starts
+            # on the next byte.
+            if bits.pending & ((<uint64_t>1 << (bits.n_pending & 7)) - 1):
                 return -1
-            at = get_varint(record, at, length, &value)
-            if at < 0 or value == 0 or ((value - 1) >> 4) >= <uint32_t>geo.ncells:
-                return -1
-            thing = pos.n_things
-            pos.tile[thing] = <uint16_t>tile
-            place(geo, pos, thing, value, surprise)
-            pos.n_things += 1
+            at = bits.at - (bits.n_pending >> 3)
     if flags[0] & RECORD_RULES:
         at = get_varint(record, at, length, &count)
         if at < 0 or count > MAX_RULES:
