@@ -142,8 +142,9 @@ def read_created(level, data, at, count):
 
     for _ in range(count):
         tile, fb = kinds[take(kind_bits)]
-        surprise, facing, cell = take(1), take(fb), take(cell_bits)
-        out.append((tile, 1 + (cell << 4 | facing << 1 | surprise)))
+        surprise, facing, code = take(1), take(fb), take(cell_bits)
+        assert code > 0                             # cell + 1: a created object is in play
+        out.append((tile, 1 + ((code - 1) << 4 | facing << 1 | surprise)))
     return out, at + (used + 7) // 8
 
 
@@ -154,7 +155,7 @@ def write_created(level, objects):
         kind = [t for t, _ in kinds].index(tile)
         fb = kinds[kind][1]
         bits = value - 1
-        for field, n in ((kind, kind_bits), (bits & 1, 1), ((bits >> 1) & 7, fb), (bits >> 4, cell_bits)):
+        for field, n in ((kind, kind_bits), (bits & 1, 1), ((bits >> 1) & 7, fb), ((bits >> 4) + 1, cell_bits)):
             number |= field << width
             width += n
     return number.to_bytes((width + 7) // 8, "little")
@@ -263,6 +264,7 @@ def test_unpack_refuses_created_objects_that_are_not_of_the_level():
         return record[:2] + field.to_bytes(at - 2, "little") + record[at:]
     bad = [made(number | 3),                                        # a fourth kind
            made(number | ((1 << cell_bits) - 1) << (width - cell_bits)),  # a cell past the map
+           made(number & ~(((1 << cell_bits) - 1) << (width - cell_bits))),  # out of play
            record[:1] + b"\x02" + record[2:]]                      # two created objects, one there
     if width % 8:
         bad.append(made(number | 1 << width))                       # padding that is not zero

@@ -7,7 +7,8 @@
 #   [when the level can transform] varint n, then n created objects in
 #       creation order as bit fields (least significant first): the tile's
 #       kind number (kind_bits), surprise (1), facing (3 if the tile keeps
-#       facings, else 0), cell (cell_bits); zero bits to the end of the byte
+#       facings, else 0), cell + 1 (cell_bits), as an entry's; zero bits to
+#       the end of the byte
 #   [when rules_stored] varint n, then n rules: varint left tile, varint right tile
 #       (the rule list, stored only when it differs from a scan of the slots)
 #   then, in thing order, each map thing whose value differs from the root
@@ -189,14 +190,36 @@ cdef inline bint bits_done(const BitReader* r) noexcept nogil:
     return r.at == r.length and r.pending == 0
 
 
+cdef inline uint64_t value_field(uint32_t value, int fb) noexcept nogil:
+    """A value as bit fields (least significant first): surprise (1),
+    facing (fb), cell + 1 (cell_bits); all 0 for an object out of play."""
+    cdef uint64_t bits = value - 1
+    if not value:
+        return 0
+    return ((((bits >> 4) + 1) << fb | ((bits >> 1) & 7)) << 1) | (bits & 1)
+
+
+cdef inline int field_value(const Geometry* geo, uint64_t field, int fb, uint32_t* value) noexcept nogil:
+    """The value value_field wrote as `field`; -1 for bits that are none
+    of this level's."""
+    cdef uint64_t code = field >> (1 + fb)
+    cdef uint64_t facing = (field >> 1) & ((<uint64_t>1 << fb) - 1)
+    if code == 0:
+        if field != 0:
+            return -1
+        value[0] = 0
+    elif code > <uint64_t>geo.ncells or facing > 4:
+        return -1
+    else:
+        value[0] = <uint32_t>(1 + (((code - 1) << 4) | (facing << 1) | (field & 1)))
+    return 0
+
+
 cdef inline uint64_t entry_bits(const Geometry* geo, int thing, int gap, uint32_t value,
                                 int* width) noexcept nogil:
     """A map thing's entry, `gap` things past the entry before it, and its width."""
     cdef int fb = geo.facing_bits[thing]
-    cdef uint64_t field = 0, bits
-    if value:
-        bits = value - 1
-        field = ((((bits >> 4) + 1) << fb | ((bits >> 1) & 7)) << 1) | (bits & 1)
+    cdef uint64_t field = value_field(value, fb)
     if gap == 0:
         width[0] = 2 + fb + geo.cell_bits
         return field << 1
@@ -231,7 +254,7 @@ cdef inline int read_entry(const Geometry* geo, BitReader* r, int* thing, uint32
     """The next entry: moves `thing` on to its thing and sets its value;
     -1 for bits that are not an entry of this level. An entry is at most
     1 + 16 + 1 + 3 + 16 bits, so one refill holds it."""
-    cdef uint64_t word, field, code, facing
+    cdef uint64_t word, field
     cdef int used = 1, gap = 0, fb, width
     refill(r)
     word = r.pending
@@ -249,16 +272,8 @@ cdef inline int read_entry(const Geometry* geo, BitReader* r, int* thing, uint32
         return -1
     r.pending >>= used
     r.n_pending -= used
-    code = field >> (1 + fb)
-    facing = (field >> 1) & ((1u << fb) - 1)
-    if code == 0:
-        if field != 0 or thing[0] >= geo.n_base_objects:
-            return -1               # out of play: nothing else; and texts never leave play
-        value[0] = 0
-    elif code > <uint64_t>geo.ncells or facing > 4:
-        return -1
-    else:
-        value[0] = <uint32_t>(1 + (((code - 1) << 4) | (facing << 1) | (field & 1)))
+    if field_value(geo, field, fb, value) < 0 or (value[0] == 0 and thing[0] >= geo.n_base_objects):
+        return -1                   # texts never leave play
     return 0
 
 
@@ -330,16 +345,15 @@ cdef inline bint same_rules(const Props* a, const Props* b) noexcept nogil:
 
 cdef inline void put_created(const Geometry* geo, BitWriter* w, int tile, uint32_t value) noexcept nogil:
     """A created object (always in play): its tile's kind number, then its
-    value's surprise, facing (if kept) and cell, as bit fields."""
-    cdef uint32_t bits = value - 1
+    value's fields as an entry has them."""
     cdef int fb = FACING_BITS if geo.keeps_facing[tile] else 0
-    cdef uint64_t field = ((<uint64_t>(bits >> 4) << fb | ((bits >> 1) & 7)) << 1) | (bits & 1)
-    put_bits(w, field << geo.kind_bits | <uint64_t>geo.kind_of[tile], geo.kind_bits + 1 + fb + geo.cell_bits)
+    put_bits(w, value_field(value, fb) << geo.kind_bits | <uint64_t>geo.kind_of[tile],
+             geo.kind_bits + 1 + fb + geo.cell_bits)
 
 
 cdef inline int read_created(const Geometry* geo, BitReader* r, uint32_t* tile, uint32_t* value) noexcept nogil:
     """The next created object's tile and value; -1 for bits that are not one."""
-    cdef uint64_t word, facing, cell
+    cdef uint64_t word
     cdef uint32_t kind
     cdef int fb, width
     refill(r)
@@ -352,14 +366,11 @@ cdef inline int read_created(const Geometry* geo, BitReader* r, uint32_t* tile, 
     width = geo.kind_bits + 1 + fb + geo.cell_bits
     if width > r.n_pending:
         return -1
-    word >>= geo.kind_bits
-    facing = (word >> 1) & ((<uint64_t>1 << fb) - 1)
-    cell = (word >> (1 + fb)) & ((<uint64_t>1 << geo.cell_bits) - 1)
-    if cell >= <uint64_t>geo.ncells or facing > 4:
-        return -1
     r.pending >>= width
     r.n_pending -= width
-    value[0] = <uint32_t>(1 + ((cell << 4) | (facing << 1) | (word & 1)))
+    word = (word >> geo.kind_bits) & ((<uint64_t>1 << (width - geo.kind_bits)) - 1)
+    if field_value(geo, word, fb, value) < 0 or value[0] == 0:
+        return -1                   # created objects out of play are not listed
     return 0
 
 
