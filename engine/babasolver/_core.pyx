@@ -37,12 +37,18 @@ cdef extern from *:
     /* The store's big arrays: zeroed blocks that grow. On Linux they are
        mappings grown by mremap, which moves pages instead of copying them
        (realloc copied the arena at every doubling, faulting in every page
-       twice), with 2 MiB pages asked for so random probes miss the TLB less.
-       Each mapping starts on a 2 MiB boundary and moves only to another:
-       mremap keeps a 2 MiB page whole only between aligned addresses, and
-       split into 4 KiB ones it costs a TLB miss again at nearly every
-       random probe (119 at 10M states: 57 of 122 MB of the largest
-       mapping in 2 MiB pages). Elsewhere, calloc and realloc. */
+       twice). The table (`huge`) asks for 2 MiB pages so random probes
+       miss the TLB less; the arrays filled front to back do not: where the
+       kernel gives back free memory to a VM's host, a 2 MiB page is mostly
+       new to the host and its first touch waits (this 2-core VM: 0.3-0.5
+       GB/s, against 2.8 GB/s for 4 KiB pages), and their reads are mostly
+       in order (119's proof, 86M states: 31-34 s, 36-37 s with the arena
+       in 2 MiB pages too). Each mapping starts on a 2 MiB boundary and
+       moves only to another: mremap keeps a 2 MiB page whole only between
+       aligned addresses, and split into 4 KiB ones it costs a TLB miss
+       again at nearly every random probe (119 at 10M states: 57 of 122 MB
+       of the largest mapping in 2 MiB pages). Elsewhere, calloc and
+       realloc. */
     #if defined(__linux__) && defined(MREMAP_MAYMOVE)
     #include <stdint.h>
     #include <unistd.h>
@@ -65,20 +71,20 @@ cdef extern from *:
         return (void*)start;
     }
     #endif
-    static void* core_block_new(size_t n) {
+    static void* core_block_new(size_t n, int huge) {
     #if defined(__linux__) && defined(MREMAP_MAYMOVE)
         void* p = core_map_aligned(n);
         if (!p) return NULL;
         /* The whole mapping, so it stays one region that mremap can grow. */
     #if defined(MADV_HUGEPAGE)
-        madvise(p, n, MADV_HUGEPAGE);
+        if (huge) madvise(p, n, MADV_HUGEPAGE);
     #endif
         return p;
     #else
         return calloc(n, 1);
     #endif
     }
-    static void* core_block_grow(void* p, size_t old_n, size_t new_n) {
+    static void* core_block_grow(void* p, size_t old_n, size_t new_n, int huge) {
     #if defined(__linux__) && defined(MREMAP_MAYMOVE)
         /* Moved onto an aligned place taken for it (MREMAP_FIXED unmaps it first). */
         void* to = core_map_aligned(new_n);
@@ -90,7 +96,7 @@ cdef extern from *:
             return NULL;
         }
     #if defined(MADV_HUGEPAGE)
-        madvise(q, new_n, MADV_HUGEPAGE);
+        if (huge) madvise(q, new_n, MADV_HUGEPAGE);
     #endif
         return q;
     #else
@@ -126,8 +132,8 @@ cdef extern from *:
     """
     void core_prefetch(const void* p) nogil
     uint64_t core_mix(uint64_t a, uint64_t b) nogil
-    void* core_block_new(size_t n) nogil
-    void* core_block_grow(void* p, size_t old_n, size_t new_n) nogil
+    void* core_block_new(size_t n, bint huge) nogil
+    void* core_block_grow(void* p, size_t old_n, size_t new_n, bint huge) nogil
     void core_block_free(void* p, size_t n) nogil
     uint64_t core_load40(const uint8_t* p) nogil
     void core_store40(uint8_t* p, uint64_t value) nogil

@@ -84,7 +84,7 @@ cdef int grow_block(void** block, size_t* room, size_t want, size_t item, size_t
     cdef void* grown
     if room[0] >= want:
         return 0
-    grown = core_block_grow(block[0], (room[0] + spare) * item, (want + spare) * item)
+    grown = core_block_grow(block[0], (room[0] + spare) * item, (want + spare) * item, False)
     if not grown:
         return -1
     block[0] = grown
@@ -133,12 +133,12 @@ cdef class StateStore:
         self.bases_room = 2
         self.arena_capacity = 1 << 16
         self.slot_mask = slot_count - 1
-        self.arena = <uint8_t*>core_block_new(self.arena_capacity + ARENA_SLACK)
-        self.starts = <uint32_t*>core_block_new((self.capacity + 1) * sizeof(uint32_t))
-        self.bases = <uint64_t*>core_block_new(self.bases_room * sizeof(uint64_t))
-        self.parents = <uint32_t*>core_block_new(self.capacity * sizeof(uint32_t))
-        self.actions = <uint8_t*>core_block_new(self.capacity)
-        self.slots = <uint8_t*>core_block_new(slot_count * SLOT_BYTES + SLOT_SLACK)
+        self.arena = <uint8_t*>core_block_new(self.arena_capacity + ARENA_SLACK, False)
+        self.starts = <uint32_t*>core_block_new((self.capacity + 1) * sizeof(uint32_t), False)
+        self.bases = <uint64_t*>core_block_new(self.bases_room * sizeof(uint64_t), False)
+        self.parents = <uint32_t*>core_block_new(self.capacity * sizeof(uint32_t), False)
+        self.actions = <uint8_t*>core_block_new(self.capacity, False)
+        self.slots = <uint8_t*>core_block_new(slot_count * SLOT_BYTES + SLOT_SLACK, True)
         if not (self.arena and self.starts and self.bases and self.parents and self.actions and self.slots):
             raise MemoryError()
         self.arena_used = 0
@@ -238,7 +238,7 @@ cdef class StateStore:
         cdef uint8_t* arena
         while need > capacity:
             capacity *= 2
-        arena = <uint8_t*>core_block_grow(self.arena, self.arena_capacity + ARENA_SLACK, capacity + ARENA_SLACK)
+        arena = <uint8_t*>core_block_grow(self.arena, self.arena_capacity + ARENA_SLACK, capacity + ARENA_SLACK, False)
         if not arena:
             return -1
         self.arena = arena
@@ -261,7 +261,7 @@ cdef class StateStore:
         self.unchecked = 0              # the table's half is counted exactly
         if self.over_limit(old_bytes):
             return -1
-        slots = <uint8_t*>core_block_grow(self.slots, old_bytes + SLOT_SLACK, old_bytes * 2 + SLOT_SLACK)
+        slots = <uint8_t*>core_block_grow(self.slots, old_bytes + SLOT_SLACK, old_bytes * 2 + SLOT_SLACK, True)
         if not slots:
             return -1
         self.slots = slots
