@@ -290,7 +290,15 @@ cdef class StateStore:
         return hash_bytes(record, length) & self.hash_mask
 
     cdef inline void prefetch(self, uint64_t h) noexcept nogil:
-        core_prefetch(self.slots + (h & self.slot_mask) * SLOT_BYTES)
+        """Ask for a hash's slot and the cache line after it: a new state
+        probes to the first free slot, which near the 4/5 load takes some
+        13 slots, 65 bytes, most often over a line's end (the second line:
+        full_biy 107, 53, 42, 126, 119 median 1.045 in 5 paired runs; a
+        third: 0.999). A prefetch never faults, so past the table's end
+        it asks for nothing."""
+        cdef const uint8_t* slot = self.slots + (h & self.slot_mask) * SLOT_BYTES
+        core_prefetch(slot)
+        core_prefetch(slot + 64)
 
     cdef inline bint holds_at(self, uint64_t entry, const uint8_t* record, int length) noexcept nogil:
         cdef size_t index = (entry & INDEX_MASK) - 1
