@@ -41,9 +41,10 @@ cdef extern from *:
        miss the TLB less; the arrays filled front to back do not: where the
        kernel gives back free memory to a VM's host, a 2 MiB page is mostly
        new to the host and its first touch waits (this 2-core VM: 0.3-0.5
-       GB/s, against 2.8 GB/s for 4 KiB pages), and their reads are mostly
-       in order (119's proof, 86M states: 31-34 s, 36-37 s with the arena
-       in 2 MiB pages too). Each mapping starts on a 2 MiB boundary and
+       GB/s, against 2.8 GB/s for 4 KiB pages), and that wait cost more
+       than the TLB misses of their random reads (a duplicate's bytes) save
+       (119's proof, 86M states: 31-34 s, 36-37 s with the arena in 2 MiB
+       pages too). Each mapping starts on a 2 MiB boundary and
        moves only to another: mremap keeps a 2 MiB page whole only between
        aligned addresses, and split into 4 KiB ones it costs a TLB miss
        again at nearly every random probe (119 at 10M states: 57 of 122 MB
