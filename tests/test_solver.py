@@ -178,6 +178,52 @@ def _depths(states):
     return depth
 
 
+def _with_known(level, known, threads):
+    """Breadth-first search told of a solution `known` (as mode "both" tells
+    it once a satisficing search found one): the result and the depth of
+    every stored state."""
+    search = solver._BreadthFirst(core_level(level), Budget(None, 200_000, None), threads, None, 1.0)
+    search.known = known
+    try:
+        result = search.run(None)
+    finally:
+        search.close()
+    store = search.store
+    return result, _depths([(None, store.parent(i)) for i in range(len(store))])
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_known_solution_is_proven_without_storing_its_last_layer(monkeypatch, repo_root, threads):
+    """With a known solution of L moves, the children of depth L - 1 are
+    never expanded: they are played for a win but not stored, and the
+    search still proves the known solution shortest."""
+    monkeypatch.setattr(solver, "CHUNK", 3)        # several batches a layer, some begun ahead
+    monkeypatch.setattr(solver, "MIN_PART", 1)
+    level = load_level(repo_root / "levels" / "00")
+    (status, solution, *_), states = _breadth_first(level, 1)
+    assert status == solver.SOLVED and len(solution) == 8
+    full = _depths(states)
+    result, depths = _with_known(level, solution, threads)
+    assert result.status == solver.SOLVED and result.proven_shortest
+    assert result.solution == solution and result.lower_bound == 8
+    # Every state up to depth 6 is stored, and none deeper, at any thread
+    # count (batches of the last layer begun ahead take it too).
+    assert sorted(depths) == sorted(d for d in full if d <= 6)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_a_win_among_the_children_not_stored_is_found(monkeypatch, repo_root, threads):
+    """A known solution one move longer than the shortest: the shortest one
+    wins among the children that are played and not stored."""
+    monkeypatch.setattr(solver, "CHUNK", 3)
+    monkeypatch.setattr(solver, "MIN_PART", 1)
+    level = load_level(repo_root / "levels" / "00")
+    longer = [3] * 8 + [4]           # the length is what the search reads of it
+    result, depths = _with_known(level, longer, threads)
+    assert result.status == solver.SOLVED and result.proven_shortest
+    assert len(result.solution) == 8 and replay(level, result.solution).won_at == 8
+    assert max(depths) == 7          # the children of depth 8 were played, not stored
+
 class _Spy:
     """Records, through the solver's own classes, which batches were
     generated ahead (while the batch before was inserted) and where wins

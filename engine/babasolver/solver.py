@@ -280,6 +280,10 @@ class _Batches:
         self.pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         self.discounted = [0, 0, 0, 0]      # the counts of parts dropped
         self.ahead: list[_Round] = []       # the batches begun ahead, in order, not inserted
+        # Batches from this state on only look for a win: their children
+        # are not stored (Expander.lists_children). Set by the caller; a
+        # batch takes it when it is begun, so it is the same at any thread count.
+        self.unlisted_from: Optional[int] = None
 
     def close(self) -> None:
         self.drop_ahead()
@@ -310,6 +314,7 @@ class _Batches:
         still add; None: no limit) holds their children and this batch's."""
         if self.pool is None:
             e = self.expanders[0]
+            e.lists_children = self._lists(start)
             outcome = e.generate(start, stop)
             e.insert_generated()
             return (e.won_parent, e.won_action) if outcome == SearchOutcome.SEARCH_WON else None
@@ -369,6 +374,7 @@ class _Batches:
         n_parts = min(len(expanders), max(1, (stop - start) // MIN_PART))
         bounds = part_bounds(start, stop, n_parts)
         for k in range(n_parts):
+            expanders[k].lists_children = self._lists(start)
             expanders[k].stage(bounds[k], bounds[k + 1])
         batch = _Round(expanders[:n_parts], bank, bounds)
         assert self.pool is not None
@@ -379,6 +385,10 @@ class _Batches:
             self._abandon(batch)
             raise
         return batch
+
+    def _lists(self, start: int) -> bool:
+        """Whether the batch that starts at state `start` stores its children."""
+        return self.unlisted_from is None or start < self.unlisted_from
 
     def _take_next_parts(self) -> None:
         """The main thread generates parts of the next batch too, until none
@@ -734,10 +744,26 @@ class _BreadthFirst:
             stops.append(stop)
         return stops
 
+    def _last_layer(self) -> bool:
+        """Whether the layer being expanded is the last that a known
+        solution leaves to search: its children are one move short of it."""
+        return self.known is not None and self.stats.depth + 2 >= len(self.known)
+
+    def _last_layer_start(self) -> Optional[int]:
+        """Where the last layer a known solution leaves to search starts,
+        once it is this layer (from the batch being expanded on) or the
+        next; else None."""
+        if self.known is None or self.stats.depth + 3 < len(self.known):
+            return None
+        return self.head if self._last_layer() else self.layer_end
+
     def _run(self, until: Optional[float], final: Optional[float]) -> Optional[SearchResult]:
         store, stats, budget = self.store, self.stats, self.budget
         try:
-            while self.head < len(store):
+            # Past the store's end too when a known solution's last layer
+            # was played without storing its children: the depth check
+            # below then ends the search.
+            while self.head < len(store) or (self.head == self.layer_end and self._last_layer()):
                 if self.head == self.layer_end:
                     self.layer_sizes.append(len(store) - self.layer_end)
                     self.layer_end = len(store)
@@ -745,11 +771,20 @@ class _BreadthFirst:
                 if self.known is not None and stats.depth + 1 >= len(self.known):
                     # Every solution has at least depth + 1 moves: the known one is shortest.
                     return self.finish(SOLVED, self.known)
-                room_states = budget.room_states()
-                room = room_states // self.n_actions      # a state has at most n_actions children
-                if room == 0:
-                    return self.finish(LIMIT_STATES) if budget.state_cap >= budget.max_states else None
-                stop = min(self.head + CHUNK, self.layer_end, self.head + room)
+                # The children of the layer before the known solution's last
+                # move are never expanded: only a win among them matters, so
+                # they are neither packed nor stored, and take no room.
+                last_layer = self._last_layer()
+                self.batches.unlisted_from = self._last_layer_start()
+                room_states: Optional[int] = None
+                if last_layer:
+                    stop = min(self.head + CHUNK, self.layer_end)
+                else:
+                    room_states = budget.room_states()
+                    room = room_states // self.n_actions      # a state has at most n_actions children
+                    if room == 0:
+                        return self.finish(LIMIT_STATES) if budget.state_cap >= budget.max_states else None
+                    stop = min(self.head + CHUNK, self.layer_end, self.head + room)
                 stats.peak_frontier = max(stats.peak_frontier, len(store) - self.head)
                 won = self.batches.expand(self.head, stop, self._upcoming(stop), room_states)
                 if won is not None:
