@@ -48,8 +48,8 @@ def endless_level(folder: Path) -> Path:
 # satisficing search finds a solution within about a second, but
 # breadth-first search needs far longer than 30 s to prove or shorten it
 # (with two threads; levels/01 itself is proven in under 2 s, before most
-# signals). Mode "both" runs to its --timeout of
-# 30 s, and "shortest" to its time limit.
+# signals). Mode "both" runs to its --timeout of 30 s, and "shortest" to
+# its time limit.
 WIDE_TILES = ("b Baba\nB Baba text\n  empty\nf flag\nF flag text\nI is text\nS stop text\nw wall\n"
               "W wall text\n! win text\nY you text\n")
 WIDE_CONTENT = ("    wwwwwwwwwwww\n"

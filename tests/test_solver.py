@@ -224,6 +224,7 @@ def test_a_win_among_the_children_not_stored_is_found(monkeypatch, repo_root, th
     assert len(result.solution) == 8 and replay(level, result.solution).won_at == 8
     assert max(depths) == 7          # the children of depth 8 were played, not stored
 
+
 class _Spy:
     """Records, through the solver's own classes, which batches were
     generated ahead (while the batch before was inserted) and where wins
