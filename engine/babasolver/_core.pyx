@@ -330,7 +330,11 @@ cdef class Expander(Counted):
     cdef bint staged
     cdef readonly int64_t won_parent
     cdef readonly int won_action
-    cdef bint listing              # see lists_children
+    # Whether generate lists the new children to be stored. Off, it only
+    # looks for a win: for a layer whose children will never be expanded (a
+    # known solution is one move longer), so neither packing nor storing
+    # them can change the search's outcome.
+    cdef public bint lists_children
     # The store's hash mask, copied: a generating thread reads it for every
     # child, and in the store it shares a cache line with the counts that
     # the inserting thread writes for every insert.
@@ -360,7 +364,7 @@ cdef class Expander(Counted):
         self.staged = False
         self.won_parent = -1
         self.won_action = -1
-        self.listing = True
+        self.lists_children = True
 
     def __dealloc__(self):
         free(self.out_bytes)
@@ -380,18 +384,6 @@ cdef class Expander(Counted):
     @incremental.setter
     def incremental(self, bint value):
         self.work.incremental = value
-
-    @property
-    def lists_children(self):
-        """Whether `generate` lists the new children to be stored. Off, it
-        only looks for a win: for a layer whose children will never be
-        expanded (a known solution is at most one move longer), so neither
-        packing nor storing them can change the search's outcome."""
-        return self.listing
-
-    @lists_children.setter
-    def lists_children(self, bint value):
-        self.listing = value
 
     @property
     def n_actions(self):
@@ -533,7 +525,7 @@ cdef class Expander(Counted):
                     self.won_action = action
                     self.work.restore()
                     return SEARCH_WON
-                if child == CHILD_NEW and self.listing:
+                if child == CHILD_NEW and self.lists_children:
                     if (self.out_used + <size_t>self.work.max_record + ARENA_SLACK > self.out_capacity
                             or self.out_count == self.out_room):
                         self.make_room()

@@ -156,7 +156,7 @@ cdef class JudgeLevel(CoreLevel):
         geo.kind_bits = (len(in_play) - 1).bit_length() if in_play else 0
         geo.facing_bits = <uint8_t*>self.mem.alloc(geo.n_base + 1, 1)
         for i in range(n_objects):
-            geo.facing_bits[i] = FACING_BITS if geo.keeps_facing[geo.base_tile[i]] else 0
+            geo.facing_bits[i] = tile_facing_bits(geo, geo.base_tile[i])
         # The root: every thing in its own slot, then the load-time reading.
         alloc_position(self.mem, geo, &self.root)
         for i in range(geo.n_base):
@@ -183,7 +183,7 @@ cdef class JudgeLevel(CoreLevel):
         """(kind_bits, cell_bits, (tile, facing bits) per kind number): the
         widths of a record's created objects (_judge_record.pxi)."""
         return (self.geo.kind_bits, self.geo.cell_bits,
-                tuple((self.geo.kind_tile[k], FACING_BITS if self.geo.keeps_facing[self.geo.kind_tile[k]] else 0)
+                tuple((self.geo.kind_tile[k], tile_facing_bits(&self.geo, self.geo.kind_tile[k]))
                       for k in range(self.geo.n_kinds)))
 
 

@@ -148,6 +148,14 @@ cdef inline void put_bits(BitWriter* w, uint64_t value, int n) noexcept nogil:
         w.n_pending &= 7
 
 
+cdef inline void open_writer(BitWriter* w, uint8_t* out, int length) noexcept nogil:
+    """Bits to be written after the first `length` bytes of `out`."""
+    w.out = out
+    w.length = length
+    w.pending = 0
+    w.n_pending = 0
+
+
 cdef inline int close_bits(BitWriter* w) noexcept nogil:
     """The record's length, its last byte padded with zero bits."""
     if w.n_pending:
@@ -188,6 +196,12 @@ cdef inline bint more_entries(const BitReader* r) noexcept nogil:
 cdef inline bint bits_done(const BitReader* r) noexcept nogil:
     """Only zero padding is left: the canonical end."""
     return r.at == r.length and r.pending == 0
+
+
+cdef inline int tile_facing_bits(const Geometry* geo, int tile) noexcept nogil:
+    """The bits of an object's facing in its value's fields: only tiles that
+    keep a facing store one."""
+    return FACING_BITS if geo.keeps_facing[tile] else 0
 
 
 cdef inline uint64_t value_field(uint32_t value, int fb) noexcept nogil:
@@ -346,7 +360,7 @@ cdef inline bint same_rules(const Props* a, const Props* b) noexcept nogil:
 cdef inline void put_created(const Geometry* geo, BitWriter* w, int tile, uint32_t value) noexcept nogil:
     """A created object (always in play): its tile's kind number, then its
     value's fields as an entry has them."""
-    cdef int fb = FACING_BITS if geo.keeps_facing[tile] else 0
+    cdef int fb = tile_facing_bits(geo, tile)
     put_bits(w, value_field(value, fb) << geo.kind_bits | <uint64_t>geo.kind_of[tile],
              geo.kind_bits + 1 + fb + geo.cell_bits)
 
@@ -362,7 +376,7 @@ cdef inline int read_created(const Geometry* geo, BitReader* r, uint32_t* tile, 
     if kind >= <uint32_t>geo.n_kinds:
         return -1
     tile[0] = <uint32_t>geo.kind_tile[kind]
-    fb = FACING_BITS if geo.keeps_facing[tile[0]] else 0
+    fb = tile_facing_bits(geo, tile[0])
     width = geo.kind_bits + 1 + fb + geo.cell_bits
     if width > r.n_pending:
         return -1
@@ -396,10 +410,7 @@ cdef int pack_head(const Geometry* geo, const Position* pos, const Props* props,
             n += pos.alive[i]
         length = put_varint(out, length, n)
         if n:
-            w.out = out
-            w.length = length
-            w.pending = 0
-            w.n_pending = 0
+            open_writer(&w, out, length)
             for i in range(geo.n_base, pos.n_things):
                 if pos.alive[i]:
                     put_created(geo, &w, pos.tile[i], object_value(geo, pos, props, i))
@@ -436,10 +447,7 @@ cdef int pack_position(const Geometry* geo, const Position* pos, const Props* pr
     play, keep no facing and belong in their slot)."""
     cdef int i, last = -1
     cdef BitWriter w
-    w.out = out
-    w.length = pack_head(geo, pos, props, flags, out)
-    w.pending = 0
-    w.n_pending = 0
+    open_writer(&w, out, pack_head(geo, pos, props, flags, out))
     for i in range(geo.n_base_objects):
         put_value(geo, &w, i, object_value(geo, pos, props, i), &last)
     for i in range(geo.n_base_objects, geo.n_base):
@@ -471,10 +479,7 @@ cdef int pack_changed(const Geometry* geo, const Position* pos, const Props* pro
     (its gap changed)."""
     cdef int i = 0, j = 0, stop, thing, next_touched, last = -1
     cdef BitWriter w
-    w.out = out
-    w.length = pack_head(geo, pos, props, flags, out)
-    w.pending = 0
-    w.n_pending = 0
+    open_writer(&w, out, pack_head(geo, pos, props, flags, out))
     while i < parent.n or j < n_touched:
         next_touched = touched[j] if j < n_touched else geo.n_base
         if i < parent.n and parent.thing[i] < next_touched:
