@@ -83,6 +83,16 @@ def test_equal_positions_pack_equal_and_different_positions_differ():
 # _judge_record.pxi: bit fields, least significant first, with the level's
 # widths. A value is 0 (out of play) or 1 + (cell << 4 | facing << 1 | surprise).
 
+def value_from_fields(surprise, facing, code):
+    """A value from its fields as a record writes them (code: cell + 1, 0 out of play)."""
+    return 0 if code == 0 else 1 + ((code - 1) << 4 | facing << 1 | surprise)
+
+
+def fields_of_value(value):
+    """(surprise, facing, cell + 1) of a value; all 0 out of play."""
+    bits = value - 1
+    return (bits & 1, (bits >> 1) & 7, (bits >> 4) + 1) if value else (0, 0, 0)
+
 def read_entries(level, data, at):
     """[(thing, value)] of the entries from byte `at` on."""
     gap_bits, cell_bits, facing_bits = core_level(level).record_widths
@@ -99,7 +109,7 @@ def read_entries(level, data, at):
         thing += gap + 1
         fb = facing_bits[thing]
         surprise, facing, code = take(1), take(fb), take(cell_bits)
-        out.append((thing, 0 if code == 0 else 1 + ((code - 1) << 4 | facing << 1 | surprise)))
+        out.append((thing, value_from_fields(surprise, facing, code)))
     assert number == 0
     return out
 
@@ -121,11 +131,10 @@ def write_entries(level, entries):
             put(gap - 1, gap_bits)
         else:
             put(0, 1)
-        fb = facing_bits[thing]
-        bits = value - 1
-        put(bits & 1 if value else 0, 1)
-        put((bits >> 1) & 7 if value else 0, fb)
-        put((bits >> 4) + 1 if value else 0, cell_bits)
+        surprise, facing, code = fields_of_value(value)
+        put(surprise, 1)
+        put(facing, facing_bits[thing])
+        put(code, cell_bits)
     return number.to_bytes((width + 7) // 8, "little")
 
 
@@ -144,7 +153,7 @@ def read_created(level, data, at, count):
         tile, fb = kinds[take(kind_bits)]
         surprise, facing, code = take(1), take(fb), take(cell_bits)
         assert code > 0                             # cell + 1: a created object is in play
-        out.append((tile, 1 + ((code - 1) << 4 | facing << 1 | surprise)))
+        out.append((tile, value_from_fields(surprise, facing, code)))
     return out, at + (used + 7) // 8
 
 
@@ -153,9 +162,8 @@ def write_created(level, objects):
     number, width = 0, 0
     for tile, value in objects:
         kind = [t for t, _ in kinds].index(tile)
-        fb = kinds[kind][1]
-        bits = value - 1
-        for field, n in ((kind, kind_bits), (bits & 1, 1), ((bits >> 1) & 7, fb), ((bits >> 4) + 1, cell_bits)):
+        surprise, facing, code = fields_of_value(value)
+        for field, n in ((kind, kind_bits), (surprise, 1), (facing, kinds[kind][1]), (code, cell_bits)):
             number |= field << width
             width += n
     return number.to_bytes((width + 7) // 8, "little")
