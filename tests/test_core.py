@@ -11,7 +11,7 @@ from babasolver._core import STORE_CAPACITY, Expander, SearchOutcome, StateStore
 from babasolver._judge import JudgeLevel
 from babasolver.rulesets import core_level
 from babasolver.game import Simulation
-from babasolver.level import load_level
+from babasolver.level import load_level, played_by
 
 from util import make_level
 
@@ -249,11 +249,41 @@ def test_root_records():
     b"\0\0\x85\x80\x00",     # an entry past the last thing
     b"\0\0\xfc",             # a cell past the map
     b"\0\0\x85\x04",         # a text moved, then padding that is not zero
+    # Bytes that decode, but to a position that packs to other bytes:
+    b"\0\0\x38",             # baba's entry on the cell it starts on (the level's own value)
+    b"\x02\0",               # "a pair stands due", in a level where nothing can destroy
 ])
 def test_unpack_refuses_bytes_that_are_not_a_state_of_the_level(record):
     sim = Simulation(make_level(["B12.", "b..."]))
+    sim.step_keke("r")
+    before = sim.pack()
     with pytest.raises(ValueError, match="not a packed state"):
         sim.unpack(record)
+    assert sim.pack() == before                     # the position stays as it was
+    sim.step_keke("r")
+    assert sim.pack() != before
+
+
+@pytest.mark.parametrize("rules", ["keke", "baba"])
+@pytest.mark.parametrize("rows", MAPS)
+def test_unpack_takes_only_what_pack_gives(rows, rules):
+    """Every one-bit change of a record reached in play either is refused,
+    with the position kept, or is a record that packs back to itself: no
+    position loads under a second name."""
+    level = played_by(make_level(rows), rules)
+    sim, records = random_walk(level, 30, seed=len(rows[0]))
+    refused = 0
+    for record in records:
+        for bit in range(8 * len(record)):
+            changed = bytearray(record)
+            changed[bit >> 3] ^= 1 << (bit & 7)
+            try:
+                sim.unpack(bytes(changed))
+            except ValueError:
+                refused += 1
+                continue
+            assert sim.pack() == bytes(changed)
+    assert refused > 0
 
 
 def test_unpack_refuses_created_objects_that_are_not_of_the_level():

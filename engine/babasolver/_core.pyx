@@ -227,13 +227,30 @@ cdef class CoreSimulation:
         return bytes(out[:length])
 
     def unpack(self, bytes record):
-        """Replace the position by a packed state."""
-        cdef bytearray padded = bytearray(record) + bytearray(ARENA_SLACK)
-        if self.work.load(<uint8_t*><char*>padded, len(record), False) < 0:
+        """Replace the position by a packed state: bytes that `pack` gives
+        for some position of the level, and no others (ValueError, and the
+        position stays as it was). A record's decoder checks its fields,
+        but a field can hold a value that decodes and is still not what
+        the position packs to (an entry equal to the level's own, flags the
+        position does not have): such bytes would load a position under a
+        second name. So the loaded position is packed again, its flags
+        worked out afresh (adopt), and must give the same bytes."""
+        cdef bytes before = self.pack()
+        if self.load_exactly(record) < 0:
+            self.load_exactly(before)
             raise ValueError("not a packed state of this level")
         self.won = False
         self.illegal = None
         self.dead = self.work.is_dead()
+
+    cdef int load_exactly(self, bytes record) except -2:
+        """Load a record and adopt it; -1 unless it packs back to itself."""
+        cdef bytearray padded = bytearray(record) + bytearray(ARENA_SLACK)
+        cdef bytearray again = bytearray(self.work.max_record + ARENA_SLACK)
+        if self.work.load(<uint8_t*><char*>padded, len(record), False) < 0:
+            return -1
+        self.work.adopt(0)
+        return 0 if bytes(again[:self.work.pack(<uint8_t*><char*>again)]) == record else -1
 
     def novelty_atoms(self, int action):
         """What a satisficing search reads of the position and its child by

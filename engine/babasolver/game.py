@@ -75,6 +75,8 @@ class Simulation:
         return self._core.pack()
 
     def unpack(self, record: bytes) -> None:
+        """Make a packed state the position: bytes `pack` gives, and no
+        others (ValueError, and the position stays as it was)."""
         self._core.unpack(record)
 
 
