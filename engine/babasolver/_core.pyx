@@ -246,11 +246,10 @@ cdef class CoreSimulation:
     cdef int load_exactly(self, bytes record) except -2:
         """Load a record and adopt it; -1 unless it packs back to itself."""
         cdef bytearray padded = bytearray(record) + bytearray(ARENA_SLACK)
-        cdef bytearray again = bytearray(self.work.max_record + ARENA_SLACK)
         if self.work.load(<uint8_t*><char*>padded, len(record), False) < 0:
             return -1
         self.work.adopt(0)
-        return 0 if bytes(again[:self.work.pack(<uint8_t*><char*>again)]) == record else -1
+        return 0 if self.pack() == record else -1
 
     def novelty_atoms(self, int action):
         """What a satisficing search reads of the position and its child by
