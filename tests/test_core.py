@@ -93,6 +93,7 @@ def fields_of_value(value):
     bits = value - 1
     return (bits & 1, (bits >> 1) & 7, (bits >> 4) + 1) if value else (0, 0, 0)
 
+
 def read_entries(level, data, at):
     """[(thing, value)] of the entries from byte `at` on."""
     gap_bits, cell_bits, facing_bits = core_level(level).record_widths
@@ -277,10 +278,12 @@ def test_unpack_takes_only_what_pack_gives(rows, rules):
         for bit in range(8 * len(record)):
             changed = bytearray(record)
             changed[bit >> 3] ^= 1 << (bit & 7)
+            before = sim.pack()
             try:
                 sim.unpack(bytes(changed))
             except ValueError:
                 refused += 1
+                assert sim.pack() == before
                 continue
             assert sim.pack() == bytes(changed)
     assert refused > 0
