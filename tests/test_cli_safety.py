@@ -376,3 +376,86 @@ def test_every_command_prints_its_help(capsys, command):
     code, out, err = run(capsys, command, "--help")
     assert code == 0 and "Traceback" not in err
     assert out.startswith("usage: baba " + command)
+
+
+# --------------------------------------------------------------------------
+# An output never replaces a file the command reads, nor one the user may
+# not write: the rename that writes it needs only the folder's permission.
+
+
+def level_folder(repo_root, where):
+    shutil.copytree(repo_root / "levels" / "00", where)
+    return where
+
+
+def snapshot(*paths):
+    return {str(p): p.read_bytes() for p in paths}
+
+
+def test_an_output_never_replaces_a_file_the_command_reads(capsys, repo_root, tmp_path, hostile_set):
+    folder = level_folder(repo_root, tmp_path / "00")
+    tree = tmp_path / "tree"
+    level_folder(repo_root, tree / "a")
+    inputs = [folder / "tiles.txt", folder / "content.txt", folder / "solution.txt", hostile_set,
+              tree / "a" / "content.txt"]
+    before = snapshot(*inputs)
+    for argv in (["show", folder, "--png", folder / "content.txt"],
+                 ["show", folder, "rr", "--gif", folder / "solution.txt"],
+                 ["show", folder, "--html", folder / "tiles.txt"],
+                 ["show", hostile_set, "--id", "2", "--png", hostile_set],
+                 ["bench", hostile_set, "--timeout", "1", "--report", hostile_set],
+                 ["bench", tree, "--timeout", "1", "--report", tree / "a" / "content.txt"]):
+        code, out, err = run(capsys, *argv)
+        assert_one_line_error(code, out, err)
+        assert "this command reads it, and it would be replaced" in err
+    assert snapshot(*inputs) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["00", "set.json", "tree"]
+
+
+def test_an_output_the_user_may_not_write_is_refused(capsys, repo_root, tmp_path, monkeypatch):
+    folder = level_folder(repo_root, tmp_path / "00")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("keep me\n", encoding="utf-8")
+    writable = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: os.fspath(path) != str(notes) and writable(path, mode))
+    for argv in (["show", folder, "--png", notes], ["bench", folder, "--timeout", "1", "--report", notes]):
+        code, out, err = run(capsys, *argv)
+        assert_one_line_error(code, out, err)
+        assert "permission denied" in err
+    assert notes.read_text(encoding="utf-8") == "keep me\n"
+    code, out, err = run(capsys, "show", folder, "--png", tmp_path / "fresh.png")
+    assert code == 0, err
+
+
+def test_every_level_folder_that_cannot_be_read_gets_a_row(capsys, repo_root, tmp_path, monkeypatch):
+    """A level folder is one holding tiles.txt or content.txt, whatever they
+    are; a folder that cannot be listed may hold levels: each gets a row,
+    never passed over (which ended in "all solved", exit 0)."""
+    tree = tmp_path / "tree"
+    level_folder(repo_root, tree / "a")
+    (tree / "half").mkdir()
+    (tree / "half" / "content.txt").write_text("B\n", encoding="utf-8")
+    level_folder(repo_root, tree / "m")
+    (tree / "m" / "tiles.txt").unlink()
+    (tree / "m" / "tiles.txt").mkdir()
+    level_folder(repo_root, tree / "shut" / "inner")
+    scandir = os.scandir
+
+    def shut(path="."):
+        if os.fspath(path) == str(tree / "shut"):
+            raise PermissionError(13, "Permission denied", os.fspath(path))
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", shut)
+    for command, status in ((["solve", "--all"], 2), (["bench"], 1)):
+        code, out, err = run(capsys, command[0], tree, *command[1:], "--timeout", "5")
+        assert code == status, (out, err)
+        assert "Traceback" not in err
+        rows = {}
+        for line in out.splitlines():       # each level's first line is its row
+            if line.split() and line.split()[0] in ("a", "half", "m", "shut"):
+                rows.setdefault(line.split()[0], line.split()[1].lower())
+        assert rows == {"a": "solved", "half": "error", "m": "error", "shut": "error"}, out
+        assert "half/tiles.txt: no such file" in out + err
+        assert "m/tiles.txt: is a folder, not a regular file" in out + err
+        assert "shut: cannot read this folder: Permission denied" in out + err

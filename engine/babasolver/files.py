@@ -6,7 +6,10 @@ an input that is neither a regular file nor a folder is refused in one
 line before it is opened. An output is written to a temporary file and
 renamed into place, and a rename replaces whatever the name held: so an
 existing target that is not a regular file (a FIFO, a device such as
-/dev/null, a socket, a folder) is refused, never replaced.
+/dev/null, a socket, a folder) is refused, never replaced. The rename needs
+only the folder's permission, so a file the user may not write (which a
+shell's `>` would refuse) and a file the command reads (its level set, a
+level folder's files) are refused too.
 """
 from __future__ import annotations
 
@@ -54,14 +57,26 @@ def check_input(path: PathLike, folders: bool = True) -> None:
                     " from regular files only")
 
 
-def check_output(path: PathLike, what: str = "") -> None:
-    """Raise OutputError when `path` exists and is not a regular file: the
-    write would replace it."""
+def check_output(path: PathLike, what: str = "", inputs: Iterable[PathLike] = ()) -> None:
+    """Raise OutputError when writing `path` would replace what was not
+    asked to be replaced: a target that is not a regular file, a file the
+    user may not write, or one of `inputs` (the files the command reads)."""
+    where = f" {what}" if what else ""
+
+    def refuse(why: str) -> OutputError:
+        return OutputError(f"{os.fspath(path)}: cannot write{where}: {why}")
+
     kind = kind_of(path)
     if kind is not None:
-        where = f" {what}" if what else ""
-        raise OutputError(f"{os.fspath(path)}: cannot write{where}: it is {kind}, not a regular file,"
-                          " and would be replaced")
+        raise refuse(f"it is {kind}, not a regular file, and would be replaced")
+    if not os.path.exists(path):
+        return
+    for read in inputs:
+        with contextlib.suppress(OSError, ValueError):
+            if os.path.samefile(path, read):
+                raise refuse("this command reads it, and it would be replaced")
+    if not os.access(path, os.W_OK):
+        raise refuse("permission denied (the file is read-only, and would be replaced)")
 
 
 def _failed(target: Path, e: OSError) -> OutputError:

@@ -51,6 +51,8 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 TILES_FILE = "tiles.txt"
 CONTENT_FILE = "content.txt"
+#: Where a level folder's solution is written (by `solve`) and read (by `check`).
+SOLUTION_FILE = "solution.txt"
 
 # Keke map characters that mean an empty cell (besides whatever
 # tiles.KEKE_CHARS gives for empty).
@@ -267,14 +269,26 @@ def _tile_and_facing(name: str, path: Path, line: int) -> Tuple[int, int]:
 
 
 def find_level_folders(root: PathLike) -> List[Tuple[str, Path]]:
-    """Every level folder at or below ``root`` (one holding tiles.txt and
-    content.txt), as ``(id, folder)`` sorted by path. The id is the folder's
-    path relative to ``root``, or the name of ``root`` when it is a level."""
+    """Every level folder at or below ``root``, as ``(id, folder)`` sorted by
+    path. The id is the folder's path relative to ``root``, or the name of
+    ``root`` when it is a level.
+
+    A level folder is one that holds tiles.txt or content.txt, whatever they
+    are: one that lacks the other, or holds a folder by that name, is still
+    listed, so that reading it says what is wrong rather than the level
+    being passed over. So is a folder that cannot be listed: what levels it
+    holds cannot be known, and reading it says why."""
     root = Path(root)
     found: List[Path] = []
-    for dirpath, dirnames, filenames in os.walk(root):
+
+    def unlisted(error: OSError) -> None:
+        if error.filename is not None:
+            found.append(Path(error.filename))
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted):
         dirnames.sort()
-        if TILES_FILE in filenames and CONTENT_FILE in filenames:
+        names = set(dirnames).union(filenames)
+        if TILES_FILE in names or CONTENT_FILE in names:
             found.append(Path(dirpath))
     found.sort(key=lambda folder: folder.relative_to(root).parts)
     levels = []

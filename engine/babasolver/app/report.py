@@ -375,18 +375,20 @@ def build_report(set_path: str, timeout: Optional[float], max_states: int,
     }
 
 
-def check_report_target(path: "os.PathLike[str] | str") -> None:
+def check_report_target(path: "os.PathLike[str] | str", inputs: Iterable["os.PathLike[str] | str"] = ()) -> None:
     """Raise BabaError unless the report can be written at ``path``: its
-    folder exists, and ``path`` is a regular file or absent."""
+    folder exists, and ``path`` is absent or a regular file the user may
+    write that is none of `inputs` (the files the run reads)."""
     target = Path(path)
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise BabaError(f"{target}: cannot write the report: no such folder {folder}")
-    check_output(target, "the report")
+    check_output(target, "the report", inputs)
 
 
-def write_report(path: "os.PathLike[str] | str", report: Dict[str, Any]) -> None:
+def write_report(path: "os.PathLike[str] | str", report: Dict[str, Any],
+                 inputs: Iterable["os.PathLike[str] | str"] = ()) -> None:
     """Write ``report`` as JSON to ``path`` atomically (a temporary file in the
     same folder, then renamed over it)."""
-    check_report_target(path)
+    check_report_target(path, inputs)
     write_atomic(path, (json.dumps(report, indent=1, allow_nan=False) + "\n").encode("utf-8"))

@@ -122,7 +122,7 @@ def run_level(
     folder = task.folder if write_solution else None
     if task.level is None:
         if folder is not None:
-            with contextlib.suppress(BabaError):    # the level's own error says more
+            with contextlib.suppress(BabaError, OSError):   # the level's own error says more
                 remove_solution(folder)
         outcome.note = task.error or "the level could not be read"
         return outcome

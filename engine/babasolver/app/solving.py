@@ -11,7 +11,7 @@ from .. import tiles
 from ..errors import BabaError
 from ..files import check_output, write_atomic
 from ..game import ending, replay
-from ..level import Level
+from ..level import SOLUTION_FILE, Level
 from ..notation import to_arrows
 from .. import solver
 from ..solver import DEFAULT_MAX_STATES, DEFAULT_MODE, Progress, SearchResult
@@ -26,9 +26,6 @@ __all__ = ["SOLUTION_FILE", "solve", "solve_level", "solve_path", "why_not_a_win
 #: A search other than solver.solve's (say, cluster.bfs's): (level, limits,
 #: progress, seconds between progress reports) -> result.
 Search = Callable[[Level, Limits, Optional[Progress], float], SearchResult]
-
-#: Where a level folder's solution is written, and read by `check`.
-SOLUTION_FILE = "solution.txt"
 
 
 def solution_path(folder: Path) -> Path:

@@ -17,13 +17,14 @@ from typing import List, Optional, Sequence, Tuple, Union
 from ..errors import BabaError, LevelError
 from ..files import check_input
 from ..level import (
-    CONTENT_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, played_by,
+    CONTENT_FILE, SOLUTION_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, played_by,
     read_folder, read_keke_level,
 )
 from ..rulesets import DEFAULT_RULES
 from ..notation import parse_solution
 
-__all__ = ["LevelTask", "load_tasks", "select_ids", "load_one", "is_level_folder", "check_level_files"]
+__all__ = ["LevelTask", "load_tasks", "select_ids", "load_one", "is_level_folder", "check_level_files",
+           "input_files"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -65,12 +66,38 @@ def check_level_files(path: Path) -> None:
             check_input(path / name, folders=False)
 
 
+def input_files(path: PathLike, tasks: Sequence[LevelTask] = ()) -> List[Path]:
+    """The files a command reads for the level or set at `path` (with the
+    `tasks` loaded from it), which no output may replace: a Keke set, or
+    each level folder's files, its solution included."""
+    p = Path(path)
+    folders = [t.folder for t in tasks if t.folder is not None] or ([p] if p.is_dir() else [])
+    if not folders:
+        return [p]
+    return [folder / name for folder in folders for name in (TILES_FILE, CONTENT_FILE, SOLUTION_FILE)]
+
+
+def _unlisted(folder: Path) -> Optional[str]:
+    """Why `folder` cannot be listed, or None."""
+    try:
+        os.scandir(folder).close()
+    except OSError as e:
+        return f"{folder}: cannot read this folder: {e.strerror or e}"
+    return None
+
+
 def _folder_task(level_id: str, folder: Path, rules: str) -> LevelTask:
+    """A folder that fails to read and cannot be listed says so: what it
+    holds is unknown, its files' own errors (often "no such file") mislead."""
     try:
         check_level_files(folder)
         return LevelTask(level_id, played_by(read_folder(folder), rules, folder), None, folder, rules=rules)
-    except BabaError as e:
-        return LevelTask(level_id, None, None, folder, error=str(e), rules=rules)
+    except (BabaError, OSError) as e:
+        if isinstance(e, OSError):
+            why = f"{e.filename if e.filename is not None else folder}: {e.strerror or e}"
+        else:
+            why = str(e)
+        return LevelTask(level_id, None, None, folder, error=_unlisted(folder) or why, rules=rules)
 
 
 def _set_task(path: Path, lid: str, entry: Union[KekeLevel, LevelError], rules: str) -> LevelTask:

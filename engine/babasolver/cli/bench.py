@@ -13,7 +13,7 @@ from ..app.report import (
     build_report, check_replays_folder, check_report_target, judge_outcomes, summarize, write_replays, write_report,
 )
 from ..app.running import LevelOutcome, run_many
-from ..app.tasks import LevelTask, load_tasks, select_ids
+from ..app.tasks import LevelTask, input_files, load_tasks, select_ids
 from ..errors import BabaError
 from ..judge import Judge
 from ..solver import SearchStats
@@ -92,10 +92,12 @@ def _where(args: argparse.Namespace, slots: Optional[int], threads: int, memory_
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     check_judge_rules(args)
-    tasks = select_ids(load_tasks(args.set, args.rules), args.ids)
+    every_task = load_tasks(args.set, args.rules)
+    tasks = select_ids(every_task, args.ids)
     # The outputs are checked before the levels run, not found wanting after.
+    inputs = input_files(args.set, every_task)
     if args.report is not None:
-        check_report_target(args.report)
+        check_report_target(args.report, inputs)
     if args.replays is not None:
         check_replays_folder(Path(args.replays))
     judge = Judge(args.judge) if args.judge is not None else None
@@ -143,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     out.flush()
     if args.report is not None:
         write_report(args.report, build_report(str(args.set), limits.timeout, limits.max_states, outcomes, summary,
-                                               args.rules))
+                                               args.rules), inputs)
         out.write(f"\nreport written to {args.report}\n")
     if args.replays is not None:
         index = write_replays(Path(args.replays), tasks, outcomes, str(args.set))

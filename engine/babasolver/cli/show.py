@@ -12,7 +12,7 @@ from typing import List, Optional, Tuple
 from .. import render, tiles
 from ..app import limits
 from ..app.replaying import FrameStream
-from ..app.tasks import load_one
+from ..app.tasks import input_files, load_one
 from ..errors import BabaError
 from ..files import check_output
 from ..game import Frame, rule_text
@@ -120,13 +120,15 @@ def _frame_text(level: Level, frame: "Frame", total: int) -> str:
 def _picture_targets(args: argparse.Namespace) -> List[Tuple[str, str]]:
     """(option, path) of each picture asked for, each checked before any
     work: its folder exists, and what it names, if anything, is a regular
-    file (a FIFO or a device would be replaced by the rename)."""
+    file that the user may write and that is not one of the level's own
+    (a rename would replace it whatever it is)."""
+    inputs = input_files(args.level)
     targets = [(option, path) for option, path in (("--png", args.png), ("--gif", args.gif), ("--html", args.html))
                if path is not None]
     for option, path in targets:
         if not Path(path).parent.is_dir():
             raise BabaError(f"{path}: cannot write {option}: no such folder {Path(path).parent}")
-        check_output(path, option)
+        check_output(path, option, inputs)
     return targets
 
 
