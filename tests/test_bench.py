@@ -199,6 +199,27 @@ def test_folder_of_level_folders(capsys, repo_root, tmp_path):
     assert [t.id for t in app_tasks.load_tasks(root / "a")] == ["a"]
 
 
+def test_workers_that_cannot_start_are_one_line(capsys, repo_root, tmp_path, monkeypatch):
+    """Too many open files, or a helper process that cannot run: one line
+    saying so, not the pool's traceback or (for a broken pipe taken for a
+    closed stdout) no word at all."""
+    import pebble
+
+    root = tmp_path / "set"
+    shutil.copytree(repo_root / "levels" / "00", root / "a")
+    shutil.copytree(repo_root / "levels" / "00", root / "b")
+    for error in (OSError(24, "Too many open files"), BrokenPipeError(32, "Broken pipe")):
+        class Unstartable:
+            def __init__(self, *args, **kwargs):
+                raise error
+
+        monkeypatch.setattr(pebble, "ProcessPool", Unstartable)
+        code, out, err = run_main(capsys, root, "--jobs", "2", *SMALL)
+        assert_bench_error(code, out, err)
+        assert f"could not start 2 worker processes: {type(error).__name__}" in err
+        assert error.strerror in err and "--jobs 1" in err
+
+
 # --------------------------------------------------------------------------
 # Wrong solutions, memory, dead workers
 

@@ -285,6 +285,8 @@ def stuck_after(timeout: Optional[float]) -> Optional[float]:
 def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bool, jobs: int,
                 memory_limit: Optional[int], done: Callable[[int, LevelOutcome], None]) -> bool:
     # pebble brings asyncio and ssl along: imported here, not at every start of baba.
+    from concurrent.futures.process import BrokenProcessPool
+
     from pebble import ProcessExpired, ProcessPool
 
     grace = stuck_after(limits.timeout)
@@ -295,11 +297,17 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
     try:
         # Inside the try: a Ctrl-C just after the pool starts must still stop it.
         with _workers_deaf_to_ctrl_c():
-            pool = ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(memory_limit,),
-                               context=context)
-            for index, task in enumerate(tasks):
-                job = pickle.dumps((task, limits, mode, 1, write))
-                futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
+            try:
+                pool = ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(memory_limit,),
+                                   context=context)
+                for index, task in enumerate(tasks):
+                    job = pickle.dumps((task, limits, mode, 1, write))
+                    futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
+            except (OSError, BrokenProcessPool) as e:
+                # Before any level ran: too many open files, no processes left, ...
+                workers = "a worker process" if jobs == 1 else f"{jobs} worker processes"
+                raise BabaError(f"could not start {workers}: {_one_line(e.__cause__ or e)}"
+                                " (run with --jobs 1 to solve the levels one by one here)") from None
         pending = set(futures)
         while pending:
             finished, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
