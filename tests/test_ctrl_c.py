@@ -94,16 +94,22 @@ def _sigint_as_on_a_terminal() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def interrupt(argv: Sequence[object], at: float) -> "tuple[int, float, str, str]":
-    """Run baba, send SIGINT after `at` seconds: (exit status, seconds from
-    the signal to the exit, stdout, stderr)."""
+def interrupt(argv: Sequence[object], at: float, signals: Sequence[int] = (signal.SIGINT,),
+              gap: float = 0.0) -> "tuple[int, float, str, str]":
+    """Run baba, send SIGINT (or `signals`, `gap` seconds apart) after `at`
+    seconds: (exit status, seconds from the signal to the exit, stdout,
+    stderr)."""
     child = subprocess.Popen([sys.executable, "-m", "babasolver", *map(str, argv)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True, preexec_fn=_sigint_as_on_a_terminal,
                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     time.sleep(at)
     assert child.poll() is None, "the command ended before the signal"
     sent = time.monotonic()
-    child.send_signal(signal.SIGINT)
+    for k, number in enumerate(signals):
+        if k:
+            time.sleep(gap)
+        if child.poll() is None:
+            child.send_signal(number)
     try:
         out, err = child.communicate(timeout=60)
     except subprocess.TimeoutExpired:
@@ -218,6 +224,81 @@ def test_ctrl_c_gives_every_level_running_in_a_worker_its_row(tmp_path, at):
     assert all(level["status"] == "interrupted" for level in levels)
     if at > 2:              # the workers have long started: their searches stopped with counters
         assert all(level["unique_states"] > 0 for level in levels), levels
+
+
+def test_sigterm_stops_solve_as_ctrl_c_does(tmp_path):
+    folder = wide_level(tmp_path / "wide")
+    code, took, out, err = interrupt(["solve", folder, "--timeout", "30", "--threads", WIDE_THREADS], 1.6,
+                                     signals=[signal.SIGTERM])
+    assert code == 128 + signal.SIGTERM, (out, err)
+    assert took < CEILING and "Traceback" not in err
+    assert field(out, "status").startswith("interrupted (SIGTERM)")
+    assert int(field(out, "expanded").replace(",", "")) > 0
+    assert files_in(folder) == ["content.txt", "tiles.txt"]
+
+
+@pytest.mark.parametrize("command", ["solve", "bench --jobs 1", "bench --jobs 2"])
+@pytest.mark.parametrize("gap", [0.0, 0.01, 0.03])
+def test_a_second_ctrl_c_cannot_break_the_stop(tmp_path, command, gap):
+    """Ctrl-C pressed twice: the second lands in the clean-up the first
+    started (a lock's release, a garbage collector's callback), where it
+    printed tracebacks and ended bench by SIGINT or with status 1."""
+    endless_level(tmp_path / "set" / "a")
+    endless_level(tmp_path / "set" / "b")
+    argv = (["solve", wide_level(tmp_path / "wide"), "--threads", WIDE_THREADS] if command == "solve"
+            else ["bench", tmp_path / "set", "--jobs", command.split()[-1]])
+    code, took, out, err = interrupt([*argv, "--timeout", "30"], 1.5, signals=[signal.SIGINT] * 2, gap=gap)
+    assert code == 130, (out, err)
+    assert took < CEILING
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
+def children_of(pid: int) -> List[int]:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+        return [int(n) for n in f.read().split()]
+
+
+def running(pid: int) -> bool:
+    """Whether a process is alive (a zombie, gone but not yet reaped, is not)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="the processes are looked at through Linux's /proc")
+@pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_to_bench_alone_stops_its_workers(tmp_path, number):
+    """A SIGTERM or SIGHUP to bench's own process (not its group, as a
+    service manager may send it) stops it as Ctrl-C does, and its workers
+    with it: they were left searching until their levels' time limit."""
+    endless_level(tmp_path / "set" / "a")
+    endless_level(tmp_path / "set" / "b")
+    child = subprocess.Popen([sys.executable, "-m", "babasolver", "bench", str(tmp_path / "set"), "--jobs", "2",
+                              "--timeout", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=_sigint_as_on_a_terminal,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    try:
+        time.sleep(2.5)
+        workers = children_of(child.pid)
+        assert workers, "bench started no worker processes"
+        child.send_signal(number)
+        out, err = child.communicate(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert child.returncode == 128 + number, (out, err)
+    assert err.strip().splitlines()[-1] == f"baba bench: stopped by {signal.Signals(number).name}", err
+    assert "Traceback" not in err
+    assert "interrupted" in out
+    # multiprocessing's resource tracker, a child too, ends once it reads
+    # that bench has gone: give it a moment.
+    deadline = time.monotonic() + CEILING
+    while [pid for pid in workers if running(pid)] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [pid for pid in workers if running(pid)]
 
 
 # --------------------------------------------------------------------------

@@ -12,8 +12,9 @@ Competition's judge plays them.
 The names below are loaded when first used, so that importing the package
 (and starting the ``baba`` command) stays quick.
 """
-from importlib import import_module
-from typing import TYPE_CHECKING, Any
+# Nothing is imported at the top, not even typing: `baba` imports this
+# package before it can catch a Ctrl-C (babasolver._entry).
+TYPE_CHECKING = False
 
 __version__ = "0.1.0"
 
@@ -36,7 +37,9 @@ _WHERE = {
 __all__ = sorted(_WHERE) + ["__version__"]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> "Any":
+    from importlib import import_module
+
     module = _WHERE.get(name)
     if module is None:
         raise AttributeError(f"module 'babasolver' has no attribute {name!r}")
@@ -50,6 +53,8 @@ def __dir__() -> list:
 
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from .app.limits import Limits
     from .app.report import Summary, summarize
     from .app.running import LevelOutcome, run_many

@@ -24,6 +24,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
+from .. import stopping
 from ..errors import BabaError
 from ..game import replay
 from ..notation import Action, parse_solution
@@ -267,7 +268,7 @@ def _in_process(tasks: Sequence[LevelTask], limits: Limits, mode: str, threads: 
             outcome = run_level(task, limits, mode, threads, write, on_progress=hook)
         except KeyboardInterrupt:
             # Outside the search (loading, replaying, writing): the level still gets its row.
-            done(index, _lost(task, Status.INTERRUPTED, "stopped by Ctrl-C", time.perf_counter() - started))
+            done(index, _lost(task, Status.INTERRUPTED, f"stopped by {stopping.cause()}", time.perf_counter() - started))
             return False
         done(index, outcome)
         if outcome.status == Status.INTERRUPTED:
@@ -364,7 +365,7 @@ def _stop_running(tasks: Sequence[LevelTask], futures: Dict[Future, int], starte
             with contextlib.suppress(BaseException):
                 outcome = future.result()
         if outcome is None or outcome.status != Status.INTERRUPTED:
-            outcome = _lost(tasks[index], Status.INTERRUPTED, "stopped by Ctrl-C", now - started.get(index, now))
+            outcome = _lost(tasks[index], Status.INTERRUPTED, f"stopped by {stopping.cause()}", now - started.get(index, now))
         done(index, outcome)
 
 

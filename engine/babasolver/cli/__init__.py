@@ -15,7 +15,7 @@ import os
 import sys
 from typing import NoReturn, Optional, Sequence
 
-from .. import __version__
+from .. import __version__, stopping
 from ..errors import BabaError
 from . import bench, check, show, solve
 from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, PROG, safe
@@ -124,5 +124,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _error(_os_error_message(e))
         return EXIT_ERROR
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
+        print(f"{PROG}: {stopping.message()}", file=sys.stderr)
         return EXIT_INTERRUPTED

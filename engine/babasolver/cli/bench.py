@@ -8,6 +8,7 @@ import time
 from pathlib import Path
 from typing import List, Optional, Tuple
 
+from .. import stopping
 from ..app.limits import MIN_WORKER_GB, PER_CPU, STORE_CAPACITY, Limits, default_threads
 from ..app.report import (
     build_report, check_replays_folder, check_report_target, judge_outcomes, summarize, write_replays, write_report,
@@ -156,7 +157,6 @@ def run(args: argparse.Namespace) -> int:
                          f" {summary.errors} level(s) could not be run: "
                          f"{', '.join(safe(i) for i in summary.wrong_ids + summary.judge_rejected_ids + summary.error_ids)}\n")
     if not completed:
-        sys.stderr.write("baba bench: interrupted\n" if judge is None else
-                         "baba bench: interrupted (the judge did not run)\n")
+        sys.stderr.write(f"baba bench: {stopping.message()}" + ("\n" if judge is None else " (the judge did not run)\n"))
         return EXIT_INTERRUPTED
     return EXIT_NO if summary.wrong or summary.errors or summary.judge_rejected_ids else EXIT_OK

@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
+from .. import stopping
 from ..app.limits import DEFAULT_MAX_STATES, PER_CPU, Limits, default_threads
 from ..app.running import LevelOutcome, run_many
 from ..app.solving import SOLUTION_FILE, Search, solve_path
@@ -35,7 +36,7 @@ def add_parser(subparsers: Subparsers) -> None:
         "The result says whether the solution is proven shortest, and the lower bound breadth-first "
         f"search established. For a level folder, {SOLUTION_FILE} is deleted first and written "
         "again on success. Exit status: 0 solved; 1 proven unsolvable or a limit was hit; 2 bad "
-        "input; 130 interrupted (Ctrl-C).",
+        "input; 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).",
     )
     add_level_arguments(p)
     p.add_argument("--all", action="store_true",
@@ -107,9 +108,9 @@ def explain(result: SearchResult, limits: Limits) -> str:
                 f"{_seconds(result.stats.elapsed)}; the level may still be solvable ({bound})")
     if status == Status.INTERRUPTED:
         if result.solution is not None:
-            return (f"interrupted (Ctrl-C): best solution so far {len(result.solution)} moves, not proven"
+            return (f"interrupted ({stopping.cause()}): best solution so far {len(result.solution)} moves, not proven"
                     f" shortest ({bound}), not written; counters so far below")
-        return "interrupted (Ctrl-C): stopped before a solution was found; counters so far below"
+        return f"interrupted ({stopping.cause()}): stopped before a solution was found; counters so far below"
     return f"{status}: {result.note}"
 
 

@@ -15,6 +15,7 @@ import time
 from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Sequence
 
+from .. import stopping
 from ..app.limits import MIN_SEARCH_GB, SEARCH_MEMORY_SHARE, Limits, max_gigabytes
 from ..app.memory import default_memory_limit
 from ..app.running import LevelOutcome, _lost, run_level, stuck_after
@@ -92,7 +93,7 @@ def run_on_cluster(
         now = time.monotonic()
         for ref, index in running.items():
             ray.cancel(ref, force=True)
-            done(index, _lost(tasks[index], Status.INTERRUPTED, "stopped by Ctrl-C", now - started[index]))
+            done(index, _lost(tasks[index], Status.INTERRUPTED, f"stopped by {stopping.cause()}", now - started[index]))
         return False
 
 
