@@ -459,3 +459,43 @@ def test_every_level_folder_that_cannot_be_read_gets_a_row(capsys, repo_root, tm
         assert "half/tiles.txt: no such file" in out + err
         assert "m/tiles.txt: is a folder, not a regular file" in out + err
         assert "shut: cannot read this folder: Permission denied" in out + err
+
+
+# --------------------------------------------------------------------------
+# Errors point at the place, and stay readable whatever the input holds.
+
+
+def test_bytes_that_are_not_utf8_are_named_by_line_and_column(capsys, repo_root, tmp_path):
+    folder = level_folder(repo_root, tmp_path / "00")
+    content = (folder / "content.txt").read_bytes().split(b"\n")
+    content[2] = content[2][:3] + b"\xff" + content[2][4:]
+    (folder / "content.txt").write_bytes(b"\n".join(content))
+    (folder / "solution.txt").write_bytes("rr →\nr\xe9".encode("utf-8") + b"\xc3(")
+    level_set = tmp_path / "set.json"
+    level_set.write_bytes('{"levels": [\n {"id": "é", "ascii": "\xe9'.encode("utf-8") + b'\x80"}]}')
+    for argv, where in ((["show", folder], "content.txt:3:4: not UTF-8 text"),
+                        (["show", level_set, "--id", "1"], "set.json:2:25: not UTF-8 text"),):
+        code, out, err = run(capsys, *argv)
+        assert_one_line_error(code, out, err)
+        assert where in err, err
+    (folder / "content.txt").write_bytes((repo_root / "levels" / "00" / "content.txt").read_bytes())
+    code, out, err = run(capsys, "check", folder)
+    assert_one_line_error(code, out, err)
+    assert "solution.txt:2:3: not UTF-8 text" in err, err
+
+
+def test_an_error_quoting_a_huge_input_is_cut_short_and_says_so(capsys, repo_root, tmp_path):
+    folder = level_folder(repo_root, tmp_path / "00")
+    (folder / "tiles.txt").write_text("b " + "Z" * 1_000_000 + "\n", encoding="utf-8")
+    code, out, err = run(capsys, "show", folder)
+    assert_one_line_error(code, out, err)
+    assert len(err) < 1200 and "characters left out" in err and "tiles.txt:1:" in err
+
+
+@pytest.mark.parametrize("argv", [["show", ""], ["bench", ""], ["solve", ""], ["check", ""],
+                                  ["show", "{level}", "--png", ""], ["bench", "{level}", "--report", ""]])
+def test_an_empty_path_is_a_usage_error_not_the_current_folder(capsys, repo_root, tmp_path, argv):
+    folder = level_folder(repo_root, tmp_path / "00")
+    code, out, err = run(capsys, *[a.replace("{level}", str(folder)) for a in argv])
+    assert_one_line_error(code, out, err)
+    assert "expected a path, got an empty string" in err

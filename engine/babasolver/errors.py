@@ -13,9 +13,20 @@ from typing import Optional, Union
 __all__ = ["BabaError", "LevelError"]
 
 
+#: A message longer than this quotes a huge piece of its input (a tile name
+#: of a megabyte, say): its middle is left out, and it says how much.
+MAX_MESSAGE = 1000
+
+
 def _one_line(text: str) -> str:
-    """Collapse line breaks so that a message always fits on one line."""
-    return " ".join(text.splitlines()) if ("\n" in text or "\r" in text) else text
+    """Collapse line breaks so that a message always fits on one line, and
+    bound its length (its start, where the file and line are, is kept)."""
+    if "\n" in text or "\r" in text:
+        text = " ".join(text.splitlines())
+    if len(text) > MAX_MESSAGE:
+        cut = len(text) - MAX_MESSAGE * 4 // 5
+        text = f"{text[:MAX_MESSAGE * 3 // 5]} [... {cut:,} characters left out ...] {text[-(MAX_MESSAGE // 5):]}"
+    return text
 
 
 class BabaError(Exception):

@@ -186,19 +186,35 @@ def _tile_by_keke_char(ch: str) -> Optional[int]:
 # Reading text files
 
 
+def text_position(data: bytes, offset: int) -> Tuple[int, int]:
+    """Line and column (characters, from 1) of byte `offset` of UTF-8 text
+    whose bytes before it decode."""
+    start = data.rfind(b"\n", 0, offset) + 1
+    return data.count(b"\n", 0, offset) + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
+
+
+def decode_text(data: bytes, path: Optional[PathLike] = None) -> str:
+    """UTF-8 bytes as text (line ends kept), or LevelError at the line and
+    column of the first byte that is not UTF-8."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line, col = text_position(data, e.start)
+        raise LevelError(f"not UTF-8 text: {e.reason} (byte {e.start + 1} of the file)", path, line, col) from None
+
+
 def _read_text(path: Path, what: str = "file") -> str:
     """The whole file as text (UTF-8, line ends kept), or LevelError."""
     try:
-        with open(path, "r", encoding="utf-8", newline="") as f:
-            return f.read()
+        with open(path, "rb") as f:
+            data = f.read()
     except FileNotFoundError:
         raise LevelError(f"no such {what}", path) from None
     except IsADirectoryError:
         raise LevelError(f"is a folder, expected a {what}", path) from None
-    except UnicodeDecodeError as e:
-        raise LevelError(f"not UTF-8 text (byte {e.start + 1}): {e.reason}", path) from None
     except OSError as e:
         raise LevelError(e.strerror or str(e), path) from None
+    return decode_text(data, path)
 
 
 def _split_lines(text: str) -> List[str]:

@@ -10,7 +10,7 @@ from ..errors import BabaError
 from ..files import check_input
 from ..game import Replay, replay
 from ..judge import Judge, Verdict
-from ..level import KekeLevel, Level
+from ..level import KekeLevel, Level, decode_text
 from ..notation import Action, parse_solution
 from .solving import solution_path
 
@@ -60,10 +60,9 @@ def find_solution(level_path: Path, text: Optional[str], entry: Optional[KekeLev
         raise BabaError(f"{path}: cannot read: {e.strerror or e}") from None
     if len(data) > MAX_SOLUTION_BYTES:
         raise BabaError(f"{path}: larger than {MAX_SOLUTION_BYTES // 2**20} MiB; no solution is that long")
+    text = decode_text(data, path)
     try:
-        return parse_solution(data.decode("utf-8")), str(path)
-    except UnicodeDecodeError:
-        raise BabaError(f"{path}: not UTF-8 text") from None
+        return parse_solution(text), str(path)
     except BabaError as e:
         raise BabaError(f"{path}: {e}") from None
 

@@ -22,7 +22,8 @@ from ..status import Status
 from .bench_text import format_scaling, format_summary, format_table, si
 from .common import (
     EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_judge_argument, add_limit_arguments,
-    add_mode_argument, add_rules_argument, best_so_far, check_judge_rules, gigabytes, job_count, safe, thread_count,
+    add_mode_argument, add_rules_argument, best_so_far, check_judge_rules, gigabytes, job_count, path_argument, safe,
+    thread_count,
 )
 
 
@@ -39,7 +40,7 @@ def add_parser(subparsers: Subparsers) -> None:
                     " table and a summary. Exit status 1 if a solution fails to replay, the judge"
                     " rejects one, or a level could not be run.",
     )
-    p.add_argument("set", metavar="SET_OR_DIR",
+    p.add_argument("set", metavar="SET_OR_DIR", type=path_argument,
                    help="a Keke .json level set, or a folder searched for level folders (tiles.txt + content.txt)")
     add_limit_arguments(p, many_default=True)
     p.add_argument("--jobs", type=job_count, default=1, metavar="N",
@@ -54,10 +55,10 @@ def add_parser(subparsers: Subparsers) -> None:
                    help="threads per level with --jobs 1, as for solve (default: every CPU this process may"
                         f" use; at most {PER_CPU} per CPU); worker processes use one each")
     p.add_argument("--ids", type=_id_list, default=None, metavar="ID,ID,...", help="run only these levels")
-    p.add_argument("--report", default=None, metavar="OUT.json",
+    p.add_argument("--report", default=None, metavar="OUT.json", type=path_argument,
                    help="also write a JSON report (Keke competition fields per level)")
     add_mode_argument(p)
-    p.add_argument("--replays", default=None, metavar="DIR",
+    p.add_argument("--replays", default=None, metavar="DIR", type=path_argument,
                    help="write an HTML replay of every level solved into DIR, and an index.html")
     add_judge_argument(p, "every solution found")
     add_rules_argument(p)

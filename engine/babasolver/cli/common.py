@@ -60,10 +60,18 @@ step_number = _argument_type(limits.parse_step, "step")
 worker_count = _argument_type(limits.parse_workers, "workers")
 
 
+def path_argument(text: str) -> str:
+    """A path as given. An empty one is a usage error: to the system it
+    names the current folder, which nobody means by it."""
+    if not text:
+        raise argparse.ArgumentTypeError("expected a path, got an empty string")
+    return text
+
+
 def add_level_arguments(parser: argparse.ArgumentParser) -> None:
     """LEVEL and --id ID (args.level, args.level_id)."""
     parser.add_argument(
-        "level", metavar="LEVEL",
+        "level", metavar="LEVEL", type=path_argument,
         help="a level folder (tiles.txt + content.txt) or a Keke .json level set (then give --id)",
     )
     parser.add_argument("--id", dest="level_id", metavar="ID", default=None,
@@ -99,7 +107,7 @@ def add_mode_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def add_judge_argument(parser: argparse.ArgumentParser, what: str) -> None:
-    parser.add_argument("--judge", metavar="DIR", default=None,
+    parser.add_argument("--judge", metavar="DIR", default=None, type=path_argument,
                         help=f"also replay {what} in the Keke competition's judge (DIR holds its"
                              f" simulation.js, e.g. ../shared/keke-reference), with node; only with"
                              f" --rules {JUDGE_RULES}, the rules it plays")

@@ -19,7 +19,8 @@ from ..game import Frame, rule_text
 from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
 from .common import (
-    EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, delay_seconds, safe, step_number,
+    EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, delay_seconds, path_argument, safe,
+    step_number,
 )
 
 
@@ -55,13 +56,13 @@ def add_parser(subparsers: Subparsers) -> None:
         help="seconds between animation steps, and per GIF or HTML frame, from 0 to"
              f" {limits.MAX_DELAY:g} (default: 0.25)",
     )
-    p.add_argument("--png", metavar="OUT.png", default=None,
+    p.add_argument("--png", metavar="OUT.png", default=None, type=path_argument,
                    help="draw one frame as a PNG: the level, or with SOLUTION its last frame (see --step)")
     p.add_argument("--step", type=step_number, metavar="K", default=None,
                    help="with --png: draw the frame after K steps instead")
-    p.add_argument("--gif", metavar="OUT.gif", default=None,
+    p.add_argument("--gif", metavar="OUT.gif", default=None, type=path_argument,
                    help="write the replay as an animated GIF, a frame per step (the last one holds)")
-    p.add_argument("--html", metavar="OUT.html", default=None,
+    p.add_argument("--html", metavar="OUT.html", default=None, type=path_argument,
                    help="write the replay as one self-contained HTML page to step through")
     setattr(p, "allow_intermixed", True)  # LEVEL [--id ID] SOLUTION in any order (cli._SubcommandParser)
     add_rules_argument(p)
