@@ -408,8 +408,61 @@ def test_an_output_never_replaces_a_file_the_command_reads(capsys, repo_root, tm
         code, out, err = run(capsys, *argv)
         assert_one_line_error(code, out, err)
         assert "this command reads it, and it would be replaced" in err
+    # A trailing '/' or '/.' names a folder: pathlib would drop it and write
+    # the file before it.
+    for target in (f"{folder / 'content.txt'}/", f"{folder / 'tiles.txt'}/.", f"{hostile_set}/"):
+        code, out, err = run(capsys, "show", folder, "--png", target)
+        assert_one_line_error(code, out, err)
+        assert "the path names a folder, not a file" in err
+    # A link to an input is the input.
+    (tmp_path / "link.png").symlink_to(folder / "content.txt")
+    code, out, err = run(capsys, "show", folder, "--png", tmp_path / "link.png")
+    assert_one_line_error(code, out, err)
     assert snapshot(*inputs) == before
+    (tmp_path / "link.png").unlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["00", "set.json", "tree"]
+
+
+def test_an_output_is_written_through_a_link_as_a_shell_would(capsys, repo_root, tmp_path):
+    folder = level_folder(repo_root, tmp_path / "00")
+    (tmp_path / "pictures").mkdir()
+    (tmp_path / "latest.png").symlink_to(tmp_path / "pictures" / "00.png")
+    code, out, err = run(capsys, "show", folder, "--png", tmp_path / "latest.png")
+    assert code == 0, err
+    assert (tmp_path / "latest.png").is_symlink()
+    assert (tmp_path / "pictures" / "00.png").read_bytes().startswith(b"\x89PNG")
+    assert sorted(p.name for p in (tmp_path / "pictures").iterdir()) == ["00.png"]     # no temporary file
+
+
+def test_bench_never_writes_over_the_judge_it_runs(capsys, repo_root, tmp_path):
+    judge = tmp_path / "judge"
+    judge.mkdir()
+    (judge / "simulation.js").write_text("// the judge\n", encoding="utf-8")
+    folder = level_folder(repo_root, tmp_path / "00")
+    code, out, err = run(capsys, "bench", folder, "--judge", judge, "--report", judge / "simulation.js")
+    assert_one_line_error(code, out, err)
+    assert "this command reads it" in err
+    assert (judge / "simulation.js").read_text(encoding="utf-8") == "// the judge\n"
+
+
+def test_replays_are_checked_before_the_levels_and_keep_what_was_there(capsys, repo_root, tmp_path, monkeypatch):
+    tree = tmp_path / "tree"
+    level_folder(repo_root, tree / "a")
+    level_folder(repo_root, tree / "b")
+    pages = tmp_path / "pages"
+    pages.mkdir()
+    (pages / "a.html").write_text("mine\n", encoding="utf-8")
+    (pages / "index.html").write_text("mine too\n", encoding="utf-8")
+    writable = os.access
+    monkeypatch.setattr(os, "access", lambda path, mode, **kw: (os.fspath(path) != str(pages / "index.html")
+                                                                and writable(path, mode)))
+    ran = []
+    monkeypatch.setattr("babasolver.cli.bench.run_many", lambda *a, **kw: ran.append(1))
+    code, out, err = run(capsys, "bench", tree, "--replays", pages)
+    assert_one_line_error(code, out, err)
+    assert "index.html: cannot write the replays: permission denied" in err and not ran
+    assert sorted(p.name for p in pages.iterdir()) == ["a.html", "index.html"]
+    assert (pages / "a.html").read_text(encoding="utf-8") == "mine\n"
 
 
 def test_an_output_the_user_may_not_write_is_refused(capsys, repo_root, tmp_path, monkeypatch):
@@ -459,6 +512,31 @@ def test_every_level_folder_that_cannot_be_read_gets_a_row(capsys, repo_root, tm
         assert "half/tiles.txt: no such file" in out + err
         assert "m/tiles.txt: is a folder, not a regular file" in out + err
         assert "shut: cannot read this folder: Permission denied" in out + err
+
+
+def test_level_folders_are_found_through_links_and_at_any_depth(repo_root, tmp_path):
+    from babasolver.level import find_level_folders
+
+    tree = tmp_path / "tree"
+    deep = tree
+    for _ in range(1100):                       # os.walk recursed once per folder: RecursionError
+        deep = deep / "d"
+        deep.mkdir(parents=deep.parent == tree)
+    try:
+        for name in ("tiles.txt", "content.txt"):
+            shutil.copyfile(repo_root / "levels" / "00" / name, deep / name)
+        level_folder(repo_root, tmp_path / "elsewhere")
+        (tree / "linked").symlink_to(tmp_path / "elsewhere")
+        (tree / "loop").symlink_to(tree)        # looked at once
+        found = dict(find_level_folders(tree))
+        assert sorted(found) == ["/".join(["d"] * 1100), "linked"]
+    finally:
+        # shutil.rmtree, as pytest clears old temporary folders with it, recurses too.
+        for name in ("tiles.txt", "content.txt"):
+            (deep / name).unlink(missing_ok=True)
+        while deep != tree:
+            deep.rmdir()
+            deep = deep.parent
 
 
 # --------------------------------------------------------------------------

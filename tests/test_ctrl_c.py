@@ -253,6 +253,35 @@ def test_a_second_ctrl_c_cannot_break_the_stop(tmp_path, command, gap):
     assert "Traceback" not in err and "Exception ignored" not in err, err
 
 
+def test_ctrl_c_while_bench_workers_wait_between_levels(repo_root, tmp_path):
+    """Many quick levels: at the Ctrl-C most workers are between levels,
+    where the parent's stop signal raised inside the pool's channel (a
+    worker's traceback); and a Ctrl-C raised inside the futures' locks
+    once left bench waiting for ever."""
+    for k in range(2000):
+        shutil.copytree(repo_root / "levels" / "00", tmp_path / "set" / f"l{k:04d}")
+    for at in (0.5, 0.7, 0.9, 1.1):
+        code, took, out, err = interrupt(["bench", tmp_path / "set", "--jobs", "2", "--timeout", "5"], at)
+        assert code == 130 and took < CEILING, (out, err)
+        assert "Traceback" not in err and "Exception ignored" not in err, err
+
+
+def test_a_deferred_block_notes_ctrl_c_and_raises_it_where_it_says():
+    from babasolver import stopping
+
+    with stopping.deferred() as stop:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)                        # the handler has run: it did not raise
+        assert stop.requested()
+        with pytest.raises(KeyboardInterrupt):
+            stop.act()
+    with pytest.raises(KeyboardInterrupt):      # noted, not acted on: raised as the block ends
+        with stopping.deferred():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def children_of(pid: int) -> List[int]:
     with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
         return [int(n) for n in f.read().split()]

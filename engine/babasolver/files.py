@@ -20,9 +20,10 @@ import tempfile
 from pathlib import Path
 from typing import Iterable, Iterator, Optional, Union
 
+from . import stopping
 from .errors import BabaError
 
-__all__ = ["OutputError", "check_input", "check_output", "write_atomic", "write_atomic_chunks", "kind_of"]
+__all__ = ["OutputError", "check_input", "check_output", "written_path", "write_atomic", "write_atomic_chunks", "kind_of"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -57,6 +58,19 @@ def check_input(path: PathLike, folders: bool = True) -> None:
                     " from regular files only")
 
 
+def written_path(path: PathLike) -> Path:
+    """The file a write to `path` replaces: as a shell's `>` writes through
+    a symbolic link, so does a write here, rather than replace the link.
+    An OutputError for a path that names a folder (its last part empty,
+    '.' or '..': pathlib would drop the '/' or '.', and write the file
+    before it)."""
+    text = os.fspath(path)
+    if os.path.basename(text) in ("", ".", ".."):
+        raise OutputError(f"{text}: cannot write: the path names a folder, not a file")
+    target = Path(text)
+    return Path(os.path.realpath(target)) if os.path.islink(target) else target
+
+
 def check_output(path: PathLike, what: str = "", inputs: Iterable[PathLike] = ()) -> None:
     """Raise OutputError when writing `path` would replace what was not
     asked to be replaced: a target that is not a regular file, a file the
@@ -66,44 +80,55 @@ def check_output(path: PathLike, what: str = "", inputs: Iterable[PathLike] = ()
     def refuse(why: str) -> OutputError:
         return OutputError(f"{os.fspath(path)}: cannot write{where}: {why}")
 
-    kind = kind_of(path)
+    target = written_path(path)
+    kind = kind_of(target)
     if kind is not None:
         raise refuse(f"it is {kind}, not a regular file, and would be replaced")
-    if not os.path.exists(path):
+    if not os.path.exists(target):
         return
     for read in inputs:
         with contextlib.suppress(OSError, ValueError):
-            if os.path.samefile(path, read):
+            if os.path.samefile(target, read):
                 raise refuse("this command reads it, and it would be replaced")
-    if not os.access(path, os.W_OK):
+    if not os.access(target, os.W_OK):
         raise refuse("permission denied (the file is read-only, and would be replaced)")
 
 
-def _failed(target: Path, e: OSError) -> OutputError:
-    return OutputError(f"{target}: cannot write: {e.strerror or e}")
+def _failed(target: PathLike, e: OSError) -> OutputError:
+    return OutputError(f"{os.fspath(target)}: cannot write: {e.strerror or e}")
 
 
 @contextlib.contextmanager
-def _temporary(target: Path) -> Iterator["tuple[int, str]"]:
+def _temporary(path: PathLike) -> Iterator["tuple[int, str]"]:
+    check_output(path)
+    target = written_path(path)
     folder = target.parent if str(target.parent) else Path(".")
-    check_output(target)
+    fd = -1
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+        # A Ctrl-C between mkstemp's return and the `try` below would leave
+        # the file behind: it is acted on once the name is known.
+        with stopping.deferred():
+            fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
     except OSError as e:
-        raise _failed(target, e) from None
+        raise _failed(path, e) from None
+    except KeyboardInterrupt:
+        if fd >= 0:
+            os.close(fd)
+            os.unlink(tmp)
+        raise
     try:
         yield fd, tmp
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)
         # The name may have become a FIFO or a device while we wrote.
-        check_output(target)
+        check_output(path)
         os.replace(tmp, target)
     except BaseException as e:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         if isinstance(e, OSError):
-            raise _failed(target, e) from None
+            raise _failed(path, e) from None
         raise
 
 
@@ -115,8 +140,7 @@ def write_atomic_chunks(path: PathLike, chunks: Iterable[bytes]) -> None:
     naming `path`. The file gets the usual permissions (0666 less the
     umask), not mkstemp's 0600. An existing `path` that is not a regular
     file is refused (OutputError) and left alone."""
-    target = Path(path)
-    with _temporary(target) as (fd, _tmp):
+    with _temporary(path) as (fd, _tmp):
         with os.fdopen(fd, "wb") as f:
             for chunk in chunks:
                 f.write(chunk)

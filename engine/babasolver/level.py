@@ -293,19 +293,36 @@ def find_level_folders(root: PathLike) -> List[Tuple[str, Path]]:
     are: one that lacks the other, or holds a folder by that name, is still
     listed, so that reading it says what is wrong rather than the level
     being passed over. So is a folder that cannot be listed: what levels it
-    holds cannot be known, and reading it says why."""
+    holds cannot be known, and reading it says why. Links to folders are
+    followed (a folder reached twice, as through a loop, is looked at once),
+    and the walk keeps its own stack: a tree thousands of folders deep is
+    no deeper for it than a flat one."""
     root = Path(root)
     found: List[Path] = []
-
-    def unlisted(error: OSError) -> None:
-        if error.filename is not None:
-            found.append(Path(error.filename))
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unlisted):
-        dirnames.sort()
-        names = set(dirnames).union(filenames)
+    seen = set()
+    stack = [root]
+    while stack:
+        folder = stack.pop()
+        try:
+            info = folder.stat()
+            if (info.st_dev, info.st_ino) in seen:
+                continue
+            seen.add((info.st_dev, info.st_ino))
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            found.append(folder)
+            continue
+        names = {entry.name for entry in entries}
         if TILES_FILE in names or CONTENT_FILE in names:
-            found.append(Path(dirpath))
+            found.append(folder)
+        for entry in entries:
+            try:
+                is_folder = entry.is_dir()
+            except OSError:
+                is_folder = False
+            if is_folder:
+                stack.append(Path(entry.path))
     found.sort(key=lambda folder: folder.relative_to(root).parts)
     levels = []
     for folder in found:

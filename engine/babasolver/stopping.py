@@ -1,34 +1,42 @@
-"""How the ``baba`` command stops on a signal.
+"""How the program stops on a signal.
 
-Ctrl-C (SIGINT), SIGTERM and SIGHUP each stop the command the way a Ctrl-C
-does, through KeyboardInterrupt: the workers are stopped, partial files
-removed and the rows so far printed, whichever signal came. Only the first
-signal does so. The ones after it are ignored while that cleanup runs: a
-second Ctrl-C a few milliseconds after the first used to raise inside the
-cleanup itself (in a lock's release, in a garbage collector's callback),
-printing a traceback or ending the process by SIGINT.
+Ctrl-C (SIGINT), SIGTERM and SIGHUP each stop the ``baba`` command the way
+a Ctrl-C does, through KeyboardInterrupt: the workers are stopped, partial
+files removed and the rows so far printed, whichever signal came
+(`install`). Only the first signal does so. The ones after it do nothing
+while that clean-up runs: a second Ctrl-C a few milliseconds after the
+first used to raise inside the clean-up itself (in a lock's release, in a
+garbage collector's callback), printing a traceback or ending the process
+by SIGINT. (They are not set to be ignored: a signal already on its way
+would then be reported as "ignored due to race condition".)
 
-The handlers are the command's alone: the library leaves Python's own.
+Some code must not be interrupted half way, as a KeyboardInterrupt raised
+inside the standard library's locks can leave one held for ever:
+`deferred` notes a stop signal there instead, for the code to act on at a
+point of its choosing. It works for the library too, where Ctrl-C is
+Python's own.
 """
+import contextlib
 import signal
-from typing import List
+import threading
+from typing import Iterator, List
 
-__all__ = ["install", "exit_status", "message", "cause"]
+__all__ = ["install", "deferred", "Deferral", "exit_status", "message", "cause"]
 
 #: Exit status after a Ctrl-C; after another signal n, 128 + n.
 EXIT_INTERRUPTED = 128 + signal.SIGINT
 
 _STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
-_received: List[int] = []
+_received: List[int] = []       # the first stop signal, once it came
+_deferring: List[bool] = []     # a `deferred` block is open (its nesting)
 
 
 def _stop(signum: int, frame: object) -> None:
-    if _received:                   # a handler put back by code that saved it before the first signal
+    if _received:
         return
     _received.append(signum)
-    for number in _STOP_SIGNALS:
-        signal.signal(number, signal.SIG_IGN)
-    raise KeyboardInterrupt
+    if not _deferring:
+        raise KeyboardInterrupt
 
 
 def install() -> None:
@@ -38,8 +46,65 @@ def install() -> None:
             signal.signal(number, _stop)
 
 
+class Deferral:
+    """What a `deferred` block knows of the stop signals that came."""
+
+    def __init__(self) -> None:
+        self.noted = False              # Python's own Ctrl-C handler was swapped, and a Ctrl-C came
+        self.acted = False
+        self._first = len(_received)
+
+    def requested(self) -> bool:
+        return self.noted or len(_received) > self._first
+
+    def act(self) -> None:
+        """Raise KeyboardInterrupt if a stop signal came."""
+        if self.requested():
+            self.acted = True
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def deferred() -> Iterator[Deferral]:
+    """A block where a stop signal is noted, not raised: the block calls
+    `act()` where it can stop. One noted and not acted on is raised as the
+    block ends (after the block's last statement has run). Signals reach
+    Python in the main thread only: elsewhere the block changes nothing."""
+    state = Deferral()
+    if threading.current_thread() is not threading.main_thread():
+        yield state
+        return
+
+    def note(signum: int, frame: object) -> None:
+        state.noted = True
+
+    # The command's handler defers through `_deferring`; Python's own
+    # Ctrl-C handler (the library's case) is swapped for `note`.
+    swapped = signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    if swapped:
+        signal.signal(signal.SIGINT, note)
+    _deferring.append(True)
+    try:
+        yield state
+    finally:
+        _deferring.pop()
+        if swapped:
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+    if state.requested() and not state.acted and not _deferring:
+        raise KeyboardInterrupt
+
+
 def exit_status(status: int) -> int:
-    """The command's exit status: an interrupted one says which signal stopped it."""
+    """The command's exit status: an interrupted one says which signal
+    stopped it. After a stop signal, the others are ignored from here on:
+    Python's exit gives a signal with a handler its default action back,
+    and a second Ctrl-C then ended the process by SIGINT, not with this
+    status. (Set now, as the program ends, a signal already on its way
+    can no longer find the handler gone: the exit clears it.)"""
+    if _received:
+        for number in _STOP_SIGNALS:
+            if signal.getsignal(number) is _stop:
+                signal.signal(number, signal.SIG_IGN)
     if status == EXIT_INTERRUPTED and _received:
         return 128 + _received[0]
     return status

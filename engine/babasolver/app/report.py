@@ -61,13 +61,18 @@ def _solved(tasks: Sequence[LevelTask],
             if o.solved and o.verified and o.solution is not None and (level := levels.get(o.id)) is not None]
 
 
-def check_replays_folder(folder: Path) -> None:
-    """Raise OutputError unless `folder` is a folder or absent."""
+def check_replays_folder(folder: Path, ids: Sequence[str] = (),
+                         inputs: Iterable["os.PathLike[str] | str"] = ()) -> None:
+    """Raise OutputError unless `folder` is a folder or absent, and the
+    pages of the levels `ids` and the index could be written there."""
     kind = kind_of(folder)
     if kind is not None and kind != "a folder":
         raise OutputError(f"{folder}: cannot write the replays: it is {kind}, not a folder")
     if kind is None and folder.exists():
         raise OutputError(f"{folder}: cannot write the replays: it is a file, not a folder")
+    taken: Set[str] = set()
+    for page in [*(folder / _page_name(i, taken) for i in ids), folder / "index.html"]:
+        check_output(page, "the replays", inputs)
 
 
 def _page_name(level_id: str, taken: Set[str]) -> str:
@@ -83,34 +88,38 @@ def _page_name(level_id: str, taken: Set[str]) -> str:
 
 
 def write_replays(folder: Path, tasks: Sequence[LevelTask], outcomes: Sequence[LevelOutcome],
-                  title: str) -> Path:
+                  title: str, inputs: Iterable["os.PathLike[str] | str"] = ()) -> Path:
     """An HTML replay per solved level and an index of every level; the
-    index's path. When a page cannot be written, the pages written and the
-    folders made so far are removed (OutputError names the file): a
-    failed run leaves no empty folder behind."""
-    check_replays_folder(folder)
+    index's path. Every page is checked before the first is written (none
+    may replace one of `inputs`, or a file the user may not write). When a
+    page cannot be written, the pages this run added and the folders it
+    made are removed (OutputError names the file): a failed run leaves no
+    empty folder behind, and never removes a file that was there before."""
     made = [f for f in [folder, *folder.parents] if not f.exists()]
-    written: List[Path] = []
+    added: List[Path] = []
+    playable = {o.id: (level, solution) for o, level, solution in _solved(tasks, outcomes)}
+    taken: Set[str] = set()
+    links = {o.id: _page_name(o.id, taken) for o in outcomes if o.id in playable}
+    index = folder / "index.html"
+    check_replays_folder(folder, [o.id for o in outcomes if o.id in playable], inputs)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        playable = {o.id: (level, solution) for o, level, solution in _solved(tasks, outcomes)}
         rows = []
-        taken: Set[str] = set()
         for o in outcomes:
-            link = None
-            if o.id in playable:
+            link = links.get(o.id)
+            if link is not None:
                 level, solution = playable[o.id]
-                link = _page_name(o.id, taken)
                 frames = FrameStream(level, solution)
+                existed = (folder / link).exists()
                 render.write_html(level, frames, folder / link, title=f"{title} #{o.id}", count=len(frames))
-                written.append(folder / link)
+                if not existed:
+                    added.append(folder / link)
             status = o.status if o.proven_shortest or not o.solved else "solved, not proven shortest"
             rows.append((o.id, status, o.moves, link))
-        index = folder / "index.html"
         render.write_index_html(rows, index, title)
         return index
     except BaseException as e:
-        for path in written:
+        for path in added:
             with contextlib.suppress(OSError):
                 path.unlink()
         for made_folder in made:          # the deepest first
@@ -383,7 +392,7 @@ def check_report_target(path: "os.PathLike[str] | str", inputs: Iterable["os.Pat
     folder = target.parent if str(target.parent) else Path(".")
     if not folder.is_dir():
         raise BabaError(f"{target}: cannot write the report: no such folder {folder}")
-    check_output(target, "the report", inputs)
+    check_output(path, "the report", inputs)
 
 
 def write_report(path: "os.PathLike[str] | str", report: Dict[str, Any],

@@ -103,6 +103,8 @@ def _reference_wins(task: LevelTask) -> Optional[bool]:
 
 
 def _one_line(e: BaseException) -> str:
+    if isinstance(e, OSError) and e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
     return f"{type(e).__name__}: {' '.join(str(e).splitlines())}"
 
 
@@ -200,7 +202,7 @@ def _start_worker(memory_limit: Optional[int]) -> None:
     space is capped so that one huge level cannot take the machine down."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if STOP_SIGNAL is not None:
-        signal.signal(STOP_SIGNAL, signal.default_int_handler)
+        signal.signal(STOP_SIGNAL, _stop_level)
     if memory_limit:
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
@@ -208,32 +210,64 @@ def _start_worker(memory_limit: Optional[int]) -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_limit, hard))
 
 
+#: What the worker processes (and multiprocessing's resource tracker) start
+#: ignoring: a Ctrl-C or a hang-up reaches the whole process group, and the
+#: parent alone answers it. (SIGTERM is how the pool stops a worker.)
+_DEAF_TO = tuple(getattr(signal, name) for name in ("SIGINT", "SIGHUP") if hasattr(signal, name))
+
+
 @contextlib.contextmanager
 def _workers_deaf_to_ctrl_c() -> Iterator[None]:
-    """While the pool starts its workers: they start ignoring SIGINT.
+    """While the pool starts its workers: they start ignoring SIGINT and
+    SIGHUP.
 
     A Ctrl-C at the terminal reaches the whole process group; a worker
     still starting up (before its initializer ignores SIGINT) would die on
-    it with a traceback. Only an ignored SIGINT survives the exec of a new
-    process, so SIGINT is ignored here while the workers start; and it is
-    blocked in this thread first, so that on Linux a Ctrl-C meanwhile stays
-    pending (a blocked signal is never discarded as ignored) and is raised
-    as soon as the block ends. The threads the pool starts inherit the
-    block, so SIGINT always goes to this thread."""
+    it with a traceback. Only an ignored signal survives the exec of a new
+    process, so the signals are ignored here while the workers start; and
+    they are blocked in this thread first, so that on Linux a Ctrl-C
+    meanwhile stays pending (a blocked signal is never discarded as
+    ignored) and is raised as soon as the block ends. The threads the pool
+    starts inherit the block, so the signals always go to this thread.
+    multiprocessing's resource tracker is started here too: it ignores
+    SIGINT and SIGTERM of itself, but died of a hang-up, and its successor
+    printed tracebacks."""
     main = threading.current_thread() is threading.main_thread()
     if not main or not hasattr(signal, "pthread_sigmask") or sys.platform != "linux":
         yield
         return
-    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    old_handler = None
+    old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, set(_DEAF_TO))
+    old_handlers = {}
     try:
-        if signal.SIGINT not in signal.sigpending():    # ignoring a pending SIGINT would discard it
-            old_handler = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        pending = signal.sigpending()
+        for number in _DEAF_TO:
+            if number not in pending:   # ignoring a pending signal would discard it
+                old_handlers[number] = signal.signal(number, signal.SIG_IGN)
+        from multiprocessing import resource_tracker
+
+        try:
+            resource_tracker.ensure_running()
+        finally:
+            # It unblocks SIGINT as it returns: a Ctrl-C from then on
+            # would find it ignored, and be lost.
+            signal.pthread_sigmask(signal.SIG_BLOCK, set(_DEAF_TO))
         yield
     finally:
-        if old_handler is not None:
-            signal.signal(signal.SIGINT, old_handler)
+        for number, handler in old_handlers.items():
+            signal.signal(number, handler)
         signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
+
+
+#: Whether this worker process is running a level (STOP_SIGNAL stops only that).
+_running_level = False
+
+
+def _stop_level(signum: int, frame: object) -> None:
+    """STOP_SIGNAL in a worker: a Ctrl-C for the level it runs. An idle
+    worker, waiting on the pool's channel, must not take it: raised there,
+    it printed the worker's traceback."""
+    if _running_level:
+        raise KeyboardInterrupt
 
 
 def _run_pickled(job: bytes) -> LevelOutcome:
@@ -241,7 +275,15 @@ def _run_pickled(job: bytes) -> LevelOutcome:
     hands a worker its job while the worker holds the pool's channel; a
     worker that died there (say, on a level too large to unpickle) would
     break the whole pool. Unpickled here, the job can fail only itself."""
-    return run_level(*pickle.loads(job))
+    global _running_level
+    task, *rest = pickle.loads(job)
+    _running_level = True
+    try:
+        return run_level(task, *rest)
+    except KeyboardInterrupt:           # the stop came outside the search (loading, replaying)
+        return _lost(task, Status.INTERRUPTED, f"stopped by {stopping.cause()}")
+    finally:
+        _running_level = False
 
 
 def _death(exitcode: Optional[int]) -> str:
@@ -295,51 +337,57 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
     pool: Optional[ProcessPool] = None
     futures: Dict[Future, int] = {}
     started: Dict[int, float] = {}
-    try:
-        # Inside the try: a Ctrl-C just after the pool starts must still stop it.
-        with _workers_deaf_to_ctrl_c():
+    # A Ctrl-C raised inside the futures' locks (in `wait`) could leave one
+    # held, and the pool's threads and the parent then waited on each other
+    # for ever: it is noted, and acted on between two looks at the pool.
+    with stopping.deferred() as stop:
+        try:
             try:
-                pool = ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(memory_limit,),
-                                   context=context)
-                for index, task in enumerate(tasks):
-                    job = pickle.dumps((task, limits, mode, 1, write))
-                    futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
+                with _workers_deaf_to_ctrl_c():
+                    pool = ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(memory_limit,),
+                                       context=context)
+                    for index, task in enumerate(tasks):
+                        job = pickle.dumps((task, limits, mode, 1, write))
+                        futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
             except (OSError, BrokenProcessPool) as e:
                 # Before any level ran: too many open files, no processes left, ...
                 workers = "a worker process" if jobs == 1 else f"{jobs} worker processes"
                 raise BabaError(f"could not start {workers}: {_one_line(e.__cause__ or e)}"
                                 " (run with --jobs 1 to solve the levels one by one here)") from None
-        pending = set(futures)
-        while pending:
-            finished, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
-            now = time.monotonic()
-            for future in pending:
-                if future.running():
-                    started.setdefault(futures[future], now)
-            for future in finished:
-                index = futures[future]
-                task = tasks[index]
-                elapsed = now - started.get(index, now)
-                try:
-                    outcome = future.result()
-                except FutureTimeout:
-                    outcome = _lost(task, Status.TIME_LIMIT, f"worker process stopped after {grace:.0f} s", elapsed)
-                except ProcessExpired as e:
-                    outcome = _lost(task, Status.ERROR, _death(e.exitcode), elapsed)
-                except MemoryError:
-                    outcome = _lost(task, Status.MEMORY_LIMIT, "out of memory (MemoryError)", elapsed)
-                except Exception as e:  # noqa: BLE001 - report it, go on with the others
-                    outcome = _lost(task, Status.ERROR, _one_line(e), elapsed)
-                done(index, outcome)
-        pool.close()
-        return True
-    except KeyboardInterrupt:
-        _stop_running(tasks, futures, started, jobs, done)
-        return False
-    finally:
-        if pool is not None:
-            pool.stop()
-            pool.join(timeout=10)
+            pending = set(futures)
+            while pending:
+                stop.act()
+                finished, pending = wait(pending, timeout=POLL_SECONDS, return_when=FIRST_COMPLETED)
+                now = time.monotonic()
+                for future in pending:
+                    if future.running():
+                        started.setdefault(futures[future], now)
+                for future in finished:
+                    index = futures[future]
+                    task = tasks[index]
+                    elapsed = now - started.get(index, now)
+                    try:
+                        outcome = future.result()
+                    except FutureTimeout:
+                        outcome = _lost(task, Status.TIME_LIMIT, f"worker process stopped after {grace:.0f} s",
+                                        elapsed)
+                    except ProcessExpired as e:
+                        outcome = _lost(task, Status.ERROR, _death(e.exitcode), elapsed)
+                    except MemoryError:
+                        outcome = _lost(task, Status.MEMORY_LIMIT, "out of memory (MemoryError)", elapsed)
+                    except Exception as e:  # noqa: BLE001 - report it, go on with the others
+                        outcome = _lost(task, Status.ERROR, _one_line(e), elapsed)
+                    done(index, outcome)
+            stop.act()
+            pool.close()
+            return True
+        except KeyboardInterrupt:
+            _stop_running(tasks, futures, started, jobs, done)
+            return False
+        finally:
+            if pool is not None:
+                pool.stop()
+                pool.join(timeout=10)
 
 
 def _stop_running(tasks: Sequence[LevelTask], futures: Dict[Future, int], started: Dict[int, float],

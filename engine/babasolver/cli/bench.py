@@ -91,17 +91,27 @@ def _where(args: argparse.Namespace, slots: Optional[int], threads: int, memory_
     return f"jobs {args.jobs}, threads {threads if args.jobs == 1 and memory_limit is None else 1}"
 
 
+def _judge_files(judge: Optional[str]) -> List[Path]:
+    """The judge's own files, which no output may replace."""
+    if judge is None:
+        return []
+    try:
+        return [p for p in Path(judge).iterdir() if p.is_file()]
+    except OSError:         # Judge() says what is wrong with the folder
+        return []
+
+
 def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     check_judge_rules(args)
     every_task = load_tasks(args.set, args.rules)
     tasks = select_ids(every_task, args.ids)
     # The outputs are checked before the levels run, not found wanting after.
-    inputs = input_files(args.set, every_task)
+    inputs = input_files(args.set, every_task) + _judge_files(args.judge)
     if args.report is not None:
         check_report_target(args.report, inputs)
     if args.replays is not None:
-        check_replays_folder(Path(args.replays))
+        check_replays_folder(Path(args.replays), [t.id for t in tasks], inputs)
     judge = Judge(args.judge) if args.judge is not None else None
     limits = Limits.for_many(args.timeout, args.max_states, args.memory)
     memory_limit = None if args.memory_limit is None else int(args.memory_limit * 2**30)
@@ -150,7 +160,7 @@ def run(args: argparse.Namespace) -> int:
                                                args.rules), inputs)
         out.write(f"\nreport written to {args.report}\n")
     if args.replays is not None:
-        index = write_replays(Path(args.replays), tasks, outcomes, str(args.set))
+        index = write_replays(Path(args.replays), tasks, outcomes, str(args.set), inputs)
         out.write(f"\nreplays written to {args.replays} (open {index})\n")
     if summary.wrong or summary.errors or summary.judge_rejected_ids:
         sys.stderr.write(f"baba bench: {summary.wrong} solution(s) failed to replay (a bug),"
