@@ -432,6 +432,15 @@ def test_an_output_is_written_through_a_link_as_a_shell_would(capsys, repo_root,
     assert (tmp_path / "latest.png").is_symlink()
     assert (tmp_path / "pictures" / "00.png").read_bytes().startswith(b"\x89PNG")
     assert sorted(p.name for p in (tmp_path / "pictures").iterdir()) == ["00.png"]     # no temporary file
+    # Where `>` fails, so does the write, and the link stays: a loop, a
+    # dangling link to a folder.
+    (tmp_path / "self.png").symlink_to(tmp_path / "self.png")
+    (tmp_path / "folder.png").symlink_to("nowhere/")
+    for link, why in (("self.png", "symbolic links"), ("folder.png", "the link names a folder")):
+        code, out, err = run(capsys, "show", folder, "--png", tmp_path / link)
+        assert_one_line_error(code, out, err)
+        assert why in err
+        assert (tmp_path / link).is_symlink()
 
 
 def test_bench_never_writes_over_the_judge_it_runs(capsys, repo_root, tmp_path):

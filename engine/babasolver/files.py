@@ -68,7 +68,16 @@ def written_path(path: PathLike) -> Path:
     if os.path.basename(text) in ("", ".", ".."):
         raise OutputError(f"{text}: cannot write: the path names a folder, not a file")
     target = Path(text)
-    return Path(os.path.realpath(target)) if os.path.islink(target) else target
+    if not os.path.islink(target):
+        return target
+    try:
+        os.stat(target)
+    except FileNotFoundError:           # a dangling link: the write makes the file it names
+        if os.readlink(target).endswith(("/", "/.")):
+            raise OutputError(f"{text}: cannot write: the link names a folder, not a file") from None
+    except OSError as e:                # a loop, or more links in a row than the system follows
+        raise OutputError(f"{text}: cannot write: {e.strerror or e}") from None
+    return Path(os.path.realpath(target))
 
 
 def check_output(path: PathLike, what: str = "", inputs: Iterable[PathLike] = ()) -> None:

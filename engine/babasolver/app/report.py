@@ -14,7 +14,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from .. import render
 from ..errors import BabaError
-from ..files import OutputError, check_output, kind_of, write_atomic
+from ..files import OutputError, check_output, kind_of, write_atomic, written_path
 from ..judge import Judge
 from ..level import Level
 from ..notation import Action, to_keke
@@ -110,10 +110,11 @@ def write_replays(folder: Path, tasks: Sequence[LevelTask], outcomes: Sequence[L
             if link is not None:
                 level, solution = playable[o.id]
                 frames = FrameStream(level, solution)
-                existed = (folder / link).exists()
+                written = written_path(folder / link)       # through a link, as a shell's `>`
+                existed = os.path.lexists(written)
                 render.write_html(level, frames, folder / link, title=f"{title} #{o.id}", count=len(frames))
                 if not existed:
-                    added.append(folder / link)
+                    added.append(written)
             status = o.status if o.proven_shortest or not o.solved else "solved, not proven shortest"
             rows.append((o.id, status, o.moves, link))
         render.write_index_html(rows, index, title)
