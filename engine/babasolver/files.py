@@ -23,7 +23,8 @@ from typing import Iterable, Iterator, Optional, Union
 from . import stopping
 from .errors import BabaError
 
-__all__ = ["OutputError", "check_input", "check_output", "written_path", "write_atomic", "write_atomic_chunks", "kind_of"]
+__all__ = ["OutputError", "check_input", "check_output", "written_path", "write_atomic", "write_atomic_chunks",
+           "kind_of"]
 
 PathLike = Union[str, "os.PathLike[str]"]
 

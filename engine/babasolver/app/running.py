@@ -277,8 +277,8 @@ def _run_pickled(job: bytes) -> LevelOutcome:
     break the whole pool. Unpickled here, the job can fail only itself."""
     global _running_level
     task, *rest = pickle.loads(job)
-    _running_level = True
     try:
+        _running_level = True
         return run_level(task, *rest)
     except KeyboardInterrupt:           # the stop came outside the search (loading, replaying)
         return _lost(task, Status.INTERRUPTED, f"stopped by {stopping.cause()}")
@@ -310,7 +310,8 @@ def _in_process(tasks: Sequence[LevelTask], limits: Limits, mode: str, threads: 
             outcome = run_level(task, limits, mode, threads, write, on_progress=hook)
         except KeyboardInterrupt:
             # Outside the search (loading, replaying, writing): the level still gets its row.
-            done(index, _lost(task, Status.INTERRUPTED, f"stopped by {stopping.cause()}", time.perf_counter() - started))
+            done(index, _lost(task, Status.INTERRUPTED, f"stopped by {stopping.cause()}",
+                              time.perf_counter() - started))
             return False
         done(index, outcome)
         if outcome.status == Status.INTERRUPTED:
@@ -413,7 +414,8 @@ def _stop_running(tasks: Sequence[LevelTask], futures: Dict[Future, int], starte
             with contextlib.suppress(BaseException):
                 outcome = future.result()
         if outcome is None or outcome.status != Status.INTERRUPTED:
-            outcome = _lost(tasks[index], Status.INTERRUPTED, f"stopped by {stopping.cause()}", now - started.get(index, now))
+            outcome = _lost(tasks[index], Status.INTERRUPTED, f"stopped by {stopping.cause()}",
+                            now - started.get(index, now))
         done(index, outcome)
 
 

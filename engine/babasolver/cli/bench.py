@@ -168,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
                          f" {summary.errors} level(s) could not be run: "
                          f"{', '.join(safe(i) for i in summary.wrong_ids + summary.judge_rejected_ids + summary.error_ids)}\n")
     if not completed:
-        sys.stderr.write(f"baba bench: {stopping.message()}" + ("\n" if judge is None else " (the judge did not run)\n"))
+        sys.stderr.write(f"baba bench: {stopping.message()}"
+                         + ("\n" if judge is None else " (the judge did not run)\n"))
         return EXIT_INTERRUPTED
     return EXIT_NO if summary.wrong or summary.errors or summary.judge_rejected_ids else EXIT_OK
