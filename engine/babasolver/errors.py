@@ -10,7 +10,15 @@ from __future__ import annotations
 import os
 from typing import Optional, Union
 
-__all__ = ["BabaError", "LevelError"]
+__all__ = ["BabaError", "LevelError", "file_error"]
+
+
+def file_error(e: OSError) -> Optional[str]:
+    """"<file>: <reason>" for an error the system raised about a file; None
+    for one that names no file."""
+    if e.filename is not None and e.strerror:
+        return f"{e.filename}: {e.strerror}"
+    return None
 
 
 #: A message longer than this quotes a huge piece of its input (a tile name

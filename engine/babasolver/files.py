@@ -81,10 +81,11 @@ def written_path(path: PathLike) -> Path:
     return Path(os.path.realpath(target))
 
 
-def check_output(path: PathLike, what: str = "", inputs: Iterable[PathLike] = ()) -> None:
+def check_output(path: PathLike, what: str = "", inputs: Iterable[PathLike] = ()) -> Path:
     """Raise OutputError when writing `path` would replace what was not
     asked to be replaced: a target that is not a regular file, a file the
-    user may not write, or one of `inputs` (the files the command reads)."""
+    user may not write, or one of `inputs` (the files the command reads).
+    Else the file the write replaces (written_path)."""
     where = f" {what}" if what else ""
 
     def refuse(why: str) -> OutputError:
@@ -95,13 +96,14 @@ def check_output(path: PathLike, what: str = "", inputs: Iterable[PathLike] = ()
     if kind is not None:
         raise refuse(f"it is {kind}, not a regular file, and would be replaced")
     if not os.path.exists(target):
-        return
+        return target
     for read in inputs:
         with contextlib.suppress(OSError, ValueError):
             if os.path.samefile(target, read):
                 raise refuse("this command reads it, and it would be replaced")
     if not os.access(target, os.W_OK):
         raise refuse("permission denied (the file is read-only, and would be replaced)")
+    return target
 
 
 def _failed(target: PathLike, e: OSError) -> OutputError:
@@ -110,8 +112,7 @@ def _failed(target: PathLike, e: OSError) -> OutputError:
 
 @contextlib.contextmanager
 def _temporary(path: PathLike) -> Iterator["tuple[int, str]"]:
-    check_output(path)
-    target = written_path(path)
+    target = check_output(path)
     folder = target.parent if str(target.parent) else Path(".")
     fd = -1
     try:

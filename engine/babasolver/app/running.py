@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .. import stopping
-from ..errors import BabaError
+from ..errors import BabaError, file_error
 from ..game import replay
 from ..notation import Action, parse_solution
 from ..rulesets import DEFAULT_RULES
@@ -103,9 +103,8 @@ def _reference_wins(task: LevelTask) -> Optional[bool]:
 
 
 def _one_line(e: BaseException) -> str:
-    if isinstance(e, OSError) and e.filename is not None and e.strerror:
-        return f"{e.filename}: {e.strerror}"
-    return f"{type(e).__name__}: {' '.join(str(e).splitlines())}"
+    located = file_error(e) if isinstance(e, OSError) else None
+    return located or f"{type(e).__name__}: {' '.join(str(e).splitlines())}"
 
 
 def run_level(

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import List, Optional, Sequence, Tuple, Union
 
-from ..errors import BabaError, LevelError
+from ..errors import BabaError, LevelError, file_error
 from ..files import check_input
 from ..level import (
     CONTENT_FILE, SOLUTION_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, played_by,
@@ -92,12 +92,11 @@ def _folder_task(level_id: str, folder: Path, rules: str) -> LevelTask:
     try:
         check_level_files(folder)
         return LevelTask(level_id, played_by(read_folder(folder), rules, folder), None, folder, rules=rules)
-    except (BabaError, OSError) as e:
-        if isinstance(e, OSError):
-            why = f"{e.filename if e.filename is not None else folder}: {e.strerror or e}"
-        else:
-            why = str(e)
-        return LevelTask(level_id, None, None, folder, error=_unlisted(folder) or why, rules=rules)
+    except BabaError as e:
+        why = str(e)
+    except OSError as e:
+        why = file_error(e) or f"{folder}: {e.strerror or e}"
+    return LevelTask(level_id, None, None, folder, error=_unlisted(folder) or why, rules=rules)
 
 
 def _set_task(path: Path, lid: str, entry: Union[KekeLevel, LevelError], rules: str) -> LevelTask:

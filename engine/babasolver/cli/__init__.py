@@ -16,7 +16,7 @@ import sys
 from typing import NoReturn, Optional, Sequence
 
 from .. import __version__, stopping
-from ..errors import BabaError
+from ..errors import BabaError, file_error
 from . import bench, check, show, solve
 from .common import EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, PROG, safe
 
@@ -72,9 +72,7 @@ def _error(message: str) -> None:
 
 
 def _os_error_message(e: OSError) -> str:
-    if e.filename is not None and e.strerror:
-        return f"{e.filename}: {e.strerror}"
-    return str(e) or type(e).__name__
+    return file_error(e) or str(e) or type(e).__name__
 
 
 def _silence_stdout() -> None:
