@@ -9,6 +9,7 @@ KeyboardInterrupt inside each step of mode "both" to pin down what each
 returns."""
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -328,6 +329,36 @@ def test_sigterm_to_bench_alone_stops_its_workers(tmp_path, number):
     while [pid for pid in workers if running(pid)] and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [pid for pid in workers if running(pid)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="the processes are looked at through Linux's /proc")
+def test_bench_workers_end_when_bench_is_killed(tmp_path):
+    """bench killed outright (SIGKILL, as the out-of-memory killer does)
+    cannot stop its workers: they see their parent gone and end, where
+    they searched on until their levels' time limit."""
+    endless_level(tmp_path / "set" / "a")
+    endless_level(tmp_path / "set" / "b")
+    child = subprocess.Popen([sys.executable, "-m", "babasolver", "bench", str(tmp_path / "set"), "--jobs", "2",
+                              "--timeout", "120"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    workers: List[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while len(workers) < 2 and time.monotonic() < deadline:     # the pool and the resource tracker
+            time.sleep(0.2)
+            workers = children_of(child.pid)
+        assert workers, "bench started no worker processes"
+        time.sleep(1.5)
+        child.kill()
+        child.wait(timeout=10)
+        deadline = time.monotonic() + CEILING
+        while [pid for pid in workers if running(pid)] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in workers if running(pid)]
+    finally:
+        for pid in workers:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
 
 
 # --------------------------------------------------------------------------

@@ -195,13 +195,40 @@ POLL_SECONDS = 0.1
 STOP_SIGNAL = getattr(signal, "SIGUSR1", None)
 
 
-def _start_worker(memory_limit: Optional[int]) -> None:
+#: Seconds between a worker's looks at whether the parent still runs.
+PARENT_POLL = 0.5
+#: A worker's exit status once its parent has gone (nobody reads it).
+EXIT_ORPHANED = 1
+
+
+def _end_with(parent: int) -> None:
+    """Exit this worker as soon as `parent` is no longer its parent: a
+    parent killed outright (SIGKILL, the kernel's out-of-memory killer)
+    could not stop it, and it searched on for up to its level's time limit.
+    A thread of its own sees it, as the search runs without the GIL."""
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(EXIT_ORPHANED)
+
+    # A small stack: started before the address space is capped, it
+    # counts against the cap all the same.
+    old_size = threading.stack_size(1 << 18)
+    try:
+        threading.Thread(target=watch, name="baba-parent-watch", daemon=True).start()
+    finally:
+        threading.stack_size(old_size)
+
+
+def _start_worker(memory_limit: Optional[int], parent: int) -> None:
     """A worker process: Ctrl-C is the parent's to handle, and the parent
     stops a search with STOP_SIGNAL, which it takes as a Ctrl-C; the address
-    space is capped so that one huge level cannot take the machine down."""
+    space is capped so that one huge level cannot take the machine down; and
+    the worker ends when its parent does."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if STOP_SIGNAL is not None:
         signal.signal(STOP_SIGNAL, _stop_level)
+    _end_with(parent)
     if memory_limit:
         soft, hard = resource.getrlimit(resource.RLIMIT_AS)
         if hard != resource.RLIM_INFINITY:
@@ -344,7 +371,8 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
         try:
             try:
                 with _workers_deaf_to_ctrl_c():
-                    pool = ProcessPool(max_workers=jobs, initializer=_start_worker, initargs=(memory_limit,),
+                    pool = ProcessPool(max_workers=jobs, initializer=_start_worker,
+                                       initargs=(memory_limit, os.getpid()),
                                        context=context)
                     for index, task in enumerate(tasks):
                         job = pickle.dumps((task, limits, mode, 1, write))
