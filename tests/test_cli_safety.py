@@ -586,3 +586,19 @@ def test_an_empty_path_is_a_usage_error_not_the_current_folder(capsys, repo_root
     code, out, err = run(capsys, *[a.replace("{level}", str(folder)) for a in argv])
     assert_one_line_error(code, out, err)
     assert "expected a path, got an empty string" in err
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device where every write fails")
+@pytest.mark.parametrize("argv", [("show", "LEVEL"), ("show", "LEVEL", "--json"), ("check", "LEVEL", "rrrr"),
+                                  ("bench", "LEVEL")])
+def test_a_full_standard_output_is_named(repo_root, tmp_path, argv):
+    """`> /dev/full`: the error names standard output, where it said only
+    "[Errno 28] No space left on device"."""
+    folder = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "babasolver", *(folder if a == "LEVEL" else a for a in argv)],
+                              stdout=full, stderr=subprocess.PIPE, text=True, timeout=60,
+                              env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 2, done.stderr
+    assert done.stderr == "baba: error: standard output: No space left on device\n"

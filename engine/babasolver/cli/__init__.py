@@ -13,7 +13,7 @@ import argparse
 import contextlib
 import os
 import sys
-from typing import NoReturn, Optional, Sequence
+from typing import Any, NoReturn, Optional, Sequence, TextIO
 
 from .. import __version__, stopping
 from ..errors import BabaError, file_error
@@ -84,6 +84,36 @@ def _silence_stdout() -> None:
         pass
 
 
+class _StdoutNamed:
+    """sys.stdout, whose write errors name it: `baba solve lv > /dev/full`
+    said only "[Errno 28] No space left on device"."""
+
+    NAME = "standard output"
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        try:
+            return self._stream.write(text)
+        except OSError as e:
+            raise self._named(e)
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as e:
+            raise self._named(e)
+
+    def _named(self, e: OSError) -> OSError:
+        if e.filename is None and not isinstance(e, BrokenPipeError):
+            e.filename = self.NAME
+        return e
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
 def _tolerate_narrow_encodings() -> None:
     """Arrows and other non-ASCII output must not crash on a terminal whose
     encoding lacks them, nor a lone surrogate from a level file on any:
@@ -109,6 +139,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _error(f"choose a command: {', '.join(c.__name__.rsplit('.', 1)[-1] for c in COMMANDS)}"
                f" (run '{PROG} --help' for usage)")
         return EXIT_ERROR
+    stdout = sys.stdout
+    if stdout is not None:
+        sys.stdout = _StdoutNamed(stdout)  # type: ignore[assignment]
     try:
         return int(run(args) or 0)
     except BabaError as e:
@@ -119,8 +152,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _silence_stdout()
         return EXIT_NO
     except OSError as e:
+        if e.filename == _StdoutNamed.NAME:
+            _silence_stdout()
         _error(_os_error_message(e))
         return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{PROG}: {stopping.message()}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    finally:
+        sys.stdout = stdout
