@@ -159,8 +159,12 @@ def test_owners_are_balanced():
 # Without Ray
 
 
-def test_cluster_without_ray_is_one_line_naming_the_extra(capsys, repo_root, monkeypatch):
-    monkeypatch.setitem(sys.modules, "ray", None)      # import ray fails
+@pytest.mark.parametrize("missing", ["ray", "numpy"])
+def test_cluster_without_ray_is_one_line_naming_the_extra(capsys, repo_root, monkeypatch, missing):
+    # Without numpy alone, solve --cluster printed a traceback (cluster.bfs imports it).
+    monkeypatch.setitem(sys.modules, missing, None)      # importing it fails
+    for module in ("babasolver.cluster.bfs", "babasolver.cluster.actor"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
     level = next(p for p in sorted((repo_root / "levels").rglob("tiles.txt"))).parent
     code, out, err = run_cli(capsys, "solve", level, "--cluster", "local")
     assert_one_line_error(code, out, err)

@@ -155,7 +155,8 @@ def _cluster_search(args: argparse.Namespace) -> Tuple[Optional[Search], bool]:
         raise BabaError("--cluster runs breadth-first search (--mode shortest), not --mode fast")
     if args.threads is not None:
         raise BabaError("--threads is for one machine; with --cluster give --workers")
-    from ..cluster import LOCAL, cluster_cpus, connect
+    from ..cluster import LOCAL, cluster_cpus, connect, require_ray
+    require_ray()       # before cluster.bfs, which imports numpy: the error names the extra
     from ..cluster.bfs import cluster_search
     workers = args.workers
     started = connect(args.cluster, workers or default_threads() if args.cluster == LOCAL else 1)
