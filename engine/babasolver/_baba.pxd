@@ -8,7 +8,7 @@ from babasolver._ruleset cimport CoreLevel, Pool, Workspace, CACHE_LINE_GAP
 from babasolver._tiles cimport N_TILES
 
 cdef enum:
-    G_MAX_RULES = 256       # stacked texts can make many combinations; more are not read
+    G_MAX_RULES = 4096      # stacked texts can make many combinations; a turn that reads more is refused
     # Property bits (the Keke "kill" is the game's DEFEAT).
     G_YOU = 1
     G_WIN = 2
@@ -54,6 +54,7 @@ ctypedef struct Things:
 
 ctypedef struct Rules:
     int n
+    bint overflow                   # the texts formed more than G_MAX_RULES rules: not all are here
     uint16_t left[G_MAX_RULES]      # noun text
     uint16_t right[G_MAX_RULES]     # noun or property text
     uint16_t noun_props[N_TILES]    # G_* bits per object tile

@@ -33,6 +33,7 @@ cdef enum:
     PUSHABLE = 1
     BLOCKED = 2
     ILLEGAL_CROWD = 1       # more things than the engine holds
+    ILLEGAL_RULES = 2       # more rules than the engine reads
     H_MAX = 0xFFFF
     H_NO_RULE = 24
 
@@ -61,6 +62,8 @@ cdef void add_rule(Rules* rules, int left, int right) noexcept nogil:
         rules.left[rules.n] = <uint16_t>left
         rules.right[rules.n] = <uint16_t>right
         rules.n += 1
+    else:
+        rules.overflow = True
 
 
 cdef inline bint first_transform(const Rules* rules, int r) noexcept nogil:
@@ -101,6 +104,7 @@ cdef void read_rules(const Board* board, const Things* pos, const int32_t* head,
     cdef int i, r, left, right, noun, j
     cdef bint known
     rules.n = 0
+    rules.overflow = False
     for i in range(board.n_base_objects, board.n_base):
         if pos.alive[i] and TILE_KIND[pos.tile[i]] == KIND_NOUN_TEXT:
             read_line(board, pos, head, next_on_cell, rules, i, 1)
@@ -356,6 +360,9 @@ cdef class GameLevel(CoreLevel):
         cdef GameWorkspace work = GameWorkspace(self)
         work.set_root()
         read_rules(board, &work.pos, work.head, work.next_on_cell, &self.root_rules)
+        if self.root_rules.overflow:
+            raise ValueError(f"level has too many rules for the engine: its texts form more than {G_MAX_RULES}"
+                             " rules at once (stacked texts combine), and the engine reads up to that many")
 
     cdef Workspace workspace(self):
         return GameWorkspace(self)
@@ -759,6 +766,9 @@ cdef class GameWorkspace(Workspace):
             read_rules(&self.level.board, pos, self.head, self.next_on_cell, &self.child_rules)
             self.child_read = True
             rules = &self.child_rules
+            if rules.overflow:
+                self.illegal_kind = ILLEGAL_RULES
+                return TURN_ILLEGAL
         if not self.transform(rules):
             self.illegal_kind = ILLEGAL_CROWD
             return TURN_ILLEGAL
@@ -769,6 +779,9 @@ cdef class GameWorkspace(Workspace):
             read_rules(&self.level.board, pos, self.head, self.next_on_cell, &self.child_rules)
             self.child_read = True
             rules = &self.child_rules
+            if rules.overflow:
+                self.illegal_kind = ILLEGAL_RULES
+                return TURN_ILLEGAL
         self.compact()
         if not same_things(pos, &self.saved):
             flags |= TURN_CHANGED
@@ -911,5 +924,7 @@ cdef class GameWorkspace(Workspace):
         return [(rules.left[i], rules.right[i]) for i in range(rules.n)]
 
     cdef str illegal_reason(self):
+        if self.illegal_kind == ILLEGAL_RULES:
+            return f"the turn would form more than the {G_MAX_RULES} rules the engine reads"
         return (f"the turn would make more than the {self.level.board.capacity} things the engine holds"
                 " for this level")

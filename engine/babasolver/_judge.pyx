@@ -91,6 +91,16 @@ cdef class JudgeLevel(CoreLevel):
             geo.base_cell[i] = c
         is_things = [n_objects + k for k, (t, c) in enumerate(texts) if t == T_IS_TEXT]
         geo.n_is = len(is_things)
+        # A reading finds at most two rules per `is` (across and down), each
+        # a pair of text tiles, and keeps each pair once: a level that could
+        # form more than the rule table holds is refused, rather than read
+        # short (the judge reads them all).
+        n_text_tiles = len({t for t, c in texts})
+        most_rules = min(2 * geo.n_is, n_text_tiles * n_text_tiles)
+        if most_rules > MAX_RULES:
+            raise ValueError(f"level has too many rules for the engine: its {geo.n_is} 'is' texts and "
+                             f"{n_text_tiles} kinds of text can form {most_rules} rules at once, and the engine "
+                             f"reads up to {MAX_RULES}")
         geo.is_things = <int*>self.mem.alloc(geo.n_is + 1, sizeof(int))
         for i, t in enumerate(is_things):
             geo.is_things[i] = t

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, Iterable, List, Tuple
 
 from . import _baba, _judge, _ruleset
 from ._ruleset import CoreLevel
+from .errors import LevelError
 
 __all__ = ["RuleSet", "RULE_SETS", "DEFAULT_RULES", "JUDGE_RULES", "rule_set", "core_level", "unknown_words",
            "UnknownRules"]
@@ -76,5 +77,9 @@ def unknown_words(rules: RuleSet, grid: Iterable[int]) -> List[str]:
 
 
 def core_level(level: Any) -> CoreLevel:
-    """The Cython level of a `Level` under its rule set (``level.rules``)."""
-    return rule_set(level.rules).make_level(level.width, level.height, level.grid, level.facings)
+    """The Cython level of a `Level` under its rule set (``level.rules``);
+    LevelError for a level past what the engine can play (too many rules)."""
+    try:
+        return rule_set(level.rules).make_level(level.width, level.height, level.grid, level.facings)
+    except ValueError as e:
+        raise LevelError(f"{level.name}: {e}" if level.name else str(e)) from None

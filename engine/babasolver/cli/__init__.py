@@ -156,6 +156,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             _silence_stdout()
         _error(_os_error_message(e))
         return EXIT_ERROR
+    except MemoryError as e:
+        # Outside a search, which reports its own memory limit: a huge
+        # level's workspace, say.
+        _error(f"out of memory ({e})" if str(e) else "out of memory")
+        return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{PROG}: {stopping.message()}", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -1,0 +1,98 @@
+"""The rule tables' limits: a level or a turn past them is refused, never
+read short. The fuzzing of the command line found that the 129th rule of a
+keke level, and the 257th of a baba one, were silently left out: `solve`
+then proved levels "unsolvable" that the judge wins."""
+from __future__ import annotations
+
+from typing import List
+
+import pytest
+
+from babasolver import tiles
+from babasolver.errors import LevelError
+from babasolver.game import Simulation, replay
+from babasolver.level import Level, played_by
+from babasolver.notation import parse_solution
+from babasolver.rulesets import core_level
+
+E = tiles.EMPTY
+NOUN_TEXTS = [t for t in range(tiles.N_TILES) if tiles.IS_NOUN_TEXT[t]]
+TARGETS = NOUN_TEXTS + [t for t in range(tiles.N_TILES) if tiles.IS_PROPERTY_TEXT[t]]
+
+
+def level_of(rows: List[List[int]], name: str = "limits") -> Level:
+    width = max(len(row) for row in rows)
+    grid = [t for row in rows for t in row + [E] * (width - len(row))]
+    return Level(name=name, width=width, height=len(rows), grid=tuple(grid))
+
+
+def keke_level(n_is: int) -> Level:
+    """`n_is` distinct harmless rules (`keke is ...`, `flag is ...`: no keke
+    or flag on the map), each alone on a row between empty ones, then `baba
+    is you` and `rock is win`: baba walks right onto the rock in 3 moves."""
+    junk = [(noun, target) for noun in NOUN_TEXTS if noun not in (tiles.BABA_TEXT, tiles.ROCK_TEXT)
+            for target in TARGETS if target not in (tiles.YOU_TEXT, tiles.WIN_TEXT)]
+    rows = [[noun, tiles.IS_TEXT, target] for noun, target in junk[:n_is - 2]]
+    rows.append([tiles.BABA_TEXT, tiles.IS_TEXT, tiles.YOU_TEXT])
+    rows.append([tiles.ROCK_TEXT, tiles.IS_TEXT, tiles.WIN_TEXT])
+    rows.append([tiles.BABA, E, E, tiles.ROCK])
+    return level_of([cells for row in rows for cells in ([E] + row + [E], [E])])
+
+
+def test_a_keke_level_that_could_form_more_rules_than_the_table_is_refused():
+    level = keke_level(65)      # 130 rules at most (two per `is`), past 128
+    with pytest.raises(LevelError, match="too many rules .* 65 'is' texts .* 130 rules .* up to 128"):
+        core_level(played_by(level, "keke"))
+
+
+def test_a_keke_level_at_the_table_s_size_reads_every_rule():
+    # 64 `is` texts: the 64th rule (rock is win) is read, and wins.
+    level = played_by(keke_level(64), "keke")
+    assert len(Simulation(level).rules()) == 64
+    assert replay(level, parse_solution("rrr")).won_at == 3
+
+
+def baba_blocks(n_blocks: int, width_blocks: int = 64) -> List[List[int]]:
+    """Blocks of 3x3 cells, each `baba is you` across and down: two rules."""
+    rows: List[List[int]] = []
+    for top in range(0, n_blocks, width_blocks):
+        count = min(width_blocks, n_blocks - top)
+        rows.append([tiles.BABA_TEXT, tiles.IS_TEXT, tiles.YOU_TEXT] * count)
+        rows.append([tiles.IS_TEXT, E, E] * count)
+        rows.append([tiles.YOU_TEXT, E, E] * count)
+    return rows
+
+
+def test_a_baba_level_that_starts_with_more_rules_than_the_table_is_refused():
+    level = level_of(baba_blocks(2049) + [[tiles.BABA]])     # 4,098 rules
+    with pytest.raises(LevelError, match="too many rules .* more than 4096"):
+        core_level(played_by(level, "baba"))
+
+
+def test_a_baba_turn_that_forms_more_rules_than_the_table_cannot_be_played():
+    # 4,096 rules, and baba pushes `you` next to `baba is`: the 4,097th.
+    level = played_by(level_of(baba_blocks(2048) + [[tiles.BABA_TEXT, tiles.IS_TEXT, E, tiles.YOU_TEXT,
+                                                       tiles.BABA]]), "baba")
+    sim = Simulation(level)
+    assert len(sim.rules()) == 4096
+    sim.step(2)     # left
+    assert sim.illegal == "the turn would form more than the 4096 rules the engine reads"
+
+
+def test_a_level_too_large_for_the_memory_is_one_line(capsys, repo_root, monkeypatch):
+    """A workspace the memory cannot hold (20,000 objects and 4,000 `is`
+    texts asked for 1.3 GB) printed a MemoryError traceback."""
+    from dataclasses import replace
+
+    from babasolver.rulesets import RULE_SETS
+    from util import assert_one_line_error, run_cli
+
+    def no_memory(*args):
+        raise MemoryError("could not allocate 1287069856 bytes")
+
+    monkeypatch.setitem(RULE_SETS, "keke", replace(RULE_SETS["keke"], make_level=no_memory))
+    level = repo_root / "levels" / "00"
+    for argv in (("show", level, "rr"), ("check", level, "rr"), ("solve", level, "--json")):
+        code, out, err = run_cli(capsys, *argv)
+        assert_one_line_error(code, out, err)
+        assert err == "baba: error: out of memory (could not allocate 1287069856 bytes)\n"
