@@ -96,3 +96,33 @@ def test_a_level_too_large_for_the_memory_is_one_line(capsys, repo_root, monkeyp
         code, out, err = run_cli(capsys, *argv)
         assert_one_line_error(code, out, err)
         assert err == "baba: error: out of memory (could not allocate 1287069856 bytes)\n"
+
+
+@pytest.mark.skipif(not hasattr(__import__("resource"), "RLIMIT_AS"), reason="needs an address-space limit")
+def test_novelty_tables_of_a_level_of_many_texts_stay_small(tmp_path):
+    """10,000 texts on 100x100 cells are 10^8 atoms: the satisficing search's
+    novelty table took 6.6 GB, outside the memory budget (the kernel killed
+    the solver). Folded, the search runs within 3 GB of address space."""
+    import json
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    rows = [list(("B12" * 34)[:100]) for _ in range(100)]
+    rows[50][50], rows[99][99] = "b", "f"
+    rows[98][0:3] = list("F13")
+    folder = tmp_path / "texts"
+    folder.mkdir()
+    (folder / "tiles.txt").write_text("b baba\nB baba text\n1 is text\n2 you text\nf flag\nF flag text\n"
+                                      "3 win text\n. empty\n", encoding="utf-8")
+    (folder / "content.txt").write_text("".join("".join(row) + "\n" for row in rows), encoding="utf-8")
+
+    def small_address_space() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 30, resource.getrlimit(resource.RLIMIT_AS)[1]))
+
+    done = subprocess.run([sys.executable, "-m", "babasolver", "solve", str(folder), "--mode", "fast", "--json",
+                           "--threads", "1", "--timeout", "60"], capture_output=True, text=True, timeout=120,
+                          preexec_fn=small_address_space, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 1, done.stderr      # baba is walled in by texts it cannot push
+    assert json.loads(done.stdout)["status"] == "unsolvable"

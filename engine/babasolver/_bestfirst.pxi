@@ -11,6 +11,11 @@
 
 cdef enum:
     MAX_PAIR_BYTES = 1 << 26
+    # Per h bucket: a level with more atoms folds them onto this many (a
+    # 100x100 level of 10,000 texts has 10^8; 64 buckets of them took
+    # 6.6 GB a search, outside the memory budget, and the kernel killed
+    # the solver). Folded atoms can share a mark: novelty is a guide.
+    MAX_ATOM_SLOTS = 1 << 20
     H_BUCKETS = 64          # novelty is counted apart for each value of h (up to 63)
     NO_BOUND = 0xFFFF       # depths are 16-bit: a bound at or past this is none
 
@@ -43,7 +48,8 @@ cdef class BestFirst(Counted):
     cdef size_t* heap_state
     cdef size_t heap_size, heap_room
     cdef uint64_t age
-    cdef uint8_t* seen_atoms        # per h bucket, per atom of the rule set
+    cdef uint8_t* seen_atoms        # per h bucket, per atom of the rule set (folded onto atom_slots)
+    cdef size_t atom_slots
     cdef uint8_t* seen_pairs        # per pair atom, with GUIDE_PAIRS
     cdef size_t* atoms              # scratch: one position's atoms
     cdef uint8_t* record
@@ -86,8 +92,9 @@ cdef class BestFirst(Counted):
         self.heap_room = 1 << 12
         safe_realloc(&self.heap_key, self.heap_room)
         safe_realloc(&self.heap_state, self.heap_room)
-        safe_realloc(&self.seen_atoms, level.n_atoms * H_BUCKETS)
-        memset(self.seen_atoms, 0, level.n_atoms * H_BUCKETS)
+        self.atom_slots = min(level.n_atoms, <size_t>MAX_ATOM_SLOTS)
+        safe_realloc(&self.seen_atoms, self.atom_slots * H_BUCKETS)
+        memset(self.seen_atoms, 0, self.atom_slots * H_BUCKETS)
         if (guide == GUIDE_PAIRS or guide == GUIDE_RULE_PAIRS) and 0 < level.n_pair_atoms <= MAX_PAIR_BYTES:
             safe_realloc(&self.seen_pairs, level.n_pair_atoms)
             memset(self.seen_pairs, 0, level.n_pair_atoms)
@@ -141,15 +148,19 @@ cdef class BestFirst(Counted):
         may lack are looked at, with the same outcome."""
         cdef bint new = False
         cdef int i, n
-        cdef uint8_t* seen = self.seen_atoms + self.level.n_atoms * h_bucket(h)
+        cdef size_t atom, slots = self.atom_slots
+        cdef uint8_t* seen = self.seen_atoms + slots * h_bucket(h)
         cdef size_t* atoms = self.atoms
         if parent_h >= 0 and h_bucket(h) == h_bucket(parent_h):
             n = self.work.new_atoms(atoms)
         else:
             n = self.work.atoms(atoms)
         for i in range(n):
-            if not seen[atoms[i]]:
-                seen[atoms[i]] = 1
+            atom = atoms[i]
+            if atom >= slots:
+                atom %= slots
+            if not seen[atom]:
+                seen[atom] = 1
                 new = True
         if self.seen_pairs != NULL:
             seen = self.seen_pairs
