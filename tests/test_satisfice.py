@@ -357,3 +357,40 @@ def test_only_breadth_first_reports_sample_the_visited_table(repo_root):
     racing = [r for r in reports if r.satisficing]
     # One sample per breadth-first report, and perhaps one for the end.
     assert racing and len(outcome.samples) - (len(reports) - len(racing)) in (0, 1)
+
+
+def test_calls_into_the_core_are_split_by_time_and_never_change_a_turn(repo_root, monkeypatch):
+    """A racer's turn runs in calls that grow from FIRST_PIECE; calls of a
+    and b expansions do what one of a + b does, so a turn of 2,000 is the
+    same search however it is split. Only a turn that took CALL_SECONDS
+    ends early (on levels where a state costs milliseconds), so that the
+    time limit and Ctrl-C are acted on."""
+    from babasolver import satisfice
+
+    level = core_level(load_level(repo_root / "levels" / "01"))
+    spec = Search(GUIDE_PAIRS)
+    split, whole = satisfice._Racer(level, spec, 0, 1 << 16), satisfice._Racer(level, spec, 0, 1 << 16)
+    whole.piece = satisfice.CHUNK_EXPANSIONS
+    for _ in range(3):
+        assert split.run(2_000) == whole.run(2_000) == SearchOutcome.SEARCH_GOING
+        assert (split.expanded, split.generated, split.stored) == (whole.expanded, whole.generated, whole.stored)
+    assert split.expanded == 6_000
+    monkeypatch.setattr(satisfice, "CALL_SECONDS", 0.0)      # every call is too slow
+    slow = satisfice._Racer(level, spec, 0, 1 << 16)
+    slow.run(2_000)
+    assert slow.expanded == satisfice.FIRST_PIECE
+
+
+@pytest.mark.parametrize("chunk, done, took, expected", [
+    (8192, 8192, 0.004, 8192),        # quick at the most: stays
+    (16, 16, 0.001, 32),              # quick: doubles
+    (1024, 1024, 0.001, 2000),        # ... up to the most
+    (2000, 2000, 2.0, 100),           # slow: about CALL_SECONDS' worth
+    (16, 16, 10.0, 1),                # never below one
+    (64, 64, 0.05, 64),               # neither: stays
+])
+def test_the_next_call_is_sized_to_about_call_seconds(chunk, done, took, expected):
+    from babasolver.schedule import CALL_SECONDS, next_chunk
+
+    assert CALL_SECONDS == 0.1
+    assert next_chunk(chunk, done, took, 8192 if chunk == 8192 else 2000) == expected

@@ -51,9 +51,10 @@ from ._core import BestFirst, CoreSimulation, Expander, SearchOutcome, StateStor
 from ._ruleset import CoreLevel, Guide
 from .level import Level
 from .rulesets import core_level
-from .schedule import Budget
+from .schedule import CALL_SECONDS, Budget, next_chunk
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
+FIRST_PIECE = 16                    # expansions of a search's first call into the core
 GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS = (
     Guide.GUIDE_BLIND, Guide.GUIDE_RULES, Guide.GUIDE_PAIRS, Guide.GUIDE_RULE_PAIRS)
 
@@ -97,11 +98,28 @@ class _Racer:
         self.search.add_root()
         self.outcome = SearchOutcome.SEARCH_GOING
         self.expanded = self.generated = self.stored = 0
+        self.piece = FIRST_PIECE            # expansions of its next call into the core (next_chunk)
 
     def run(self, expansions: int = CHUNK_EXPANSIONS) -> int:
+        """Up to `expansions` expansions, in calls into the core that grow
+        from FIRST_PIECE while they stay quick; the turn ends early once it
+        took CALL_SECONDS, so that the time limit and Ctrl-C are acted on
+        (the calls run without the GIL). Calls of a and b expansions do what
+        one of a + b does: on a level whose states cost microseconds the
+        searches take the same turns as with one call each."""
         assert self.search is not None and self.store is not None
+        began = time.perf_counter()
+        done = 0
         try:
-            self.outcome = self.search.run(expansions)
+            while True:
+                piece = min(self.piece, expansions - done)
+                started = time.perf_counter()
+                self.outcome = self.search.run(piece)
+                now = time.perf_counter()
+                self.piece = next_chunk(self.piece, piece, now - started, CHUNK_EXPANSIONS)
+                done += piece
+                if self.outcome != SearchOutcome.SEARCH_GOING or done >= expansions or now - began >= CALL_SECONDS:
+                    break
         except MemoryError:             # its store reached its share of the memory: it proves nothing
             self.outcome = SearchOutcome.SEARCH_DRY
         self.expanded, self.generated = self.search.expanded, self.search.generated

@@ -50,7 +50,8 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Protocol, Tuple
 
-__all__ = ["Phase", "SCHEDULE", "FIRST_BFS", "SATISFICE", "IMPROVE", "PROVE", "IMPROVE_MORE", "SHORTEN",
+__all__ = ["CALL_SECONDS", "next_chunk",
+           "Phase", "SCHEDULE", "FIRST_BFS", "SATISFICE", "IMPROVE", "PROVE", "IMPROVE_MORE", "SHORTEN",
            "BUDGET", "LEFT", "PROOF_GAP", "LAYERS_AHEAD", "SIGHT_SHARE", "Budget", "Grant", "proof_in_sight"]
 
 #: What a phase's time share is a share of.
@@ -240,3 +241,23 @@ def proof_in_sight(solution_moves: int, depth: int, seconds_to_reach: Callable[[
     if solution_moves - 1 - depth > PROOF_GAP:
         return False
     return seconds_to_reach(min(solution_moves - 1, depth + LAYERS_AHEAD)) <= seconds
+
+
+#: About the longest one call into the core may run: the time limit and
+#: Ctrl-C are acted on between calls (a call runs without the GIL).
+CALL_SECONDS = 0.1
+
+
+def next_chunk(chunk: int, done: int, took: float, most: int) -> int:
+    """The work (states, expansions) of the next call into the core, after
+    one that did `done` of it in `took` seconds: cut to about CALL_SECONDS'
+    worth after a slow call, doubled back towards `most` after a quick one.
+    On most levels a call of `most` takes a few milliseconds and the size
+    never changes; where a state costs milliseconds (thousands of objects
+    multiplying), a call of `most` took seconds, and --timeout 5 ran 12 s,
+    a Ctrl-C 4-8 s."""
+    if took > CALL_SECONDS and done > 0:
+        return max(1, int(done * CALL_SECONDS / took))
+    if took < CALL_SECONDS / 4:
+        return min(most, 2 * chunk)
+    return min(most, chunk)

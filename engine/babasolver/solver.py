@@ -39,7 +39,7 @@ from .notation import Action, to_arrows, to_keke
 from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, first_solution, improve, race, shorten,
                         splice_from_store)
 from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, PROVE, SATISFICE, SHORTEN, SIGHT_SHARE, Budget, Phase,
-                       proof_in_sight)
+                       next_chunk, proof_in_sight)
 from .status import Status
 
 SOLVED = Status.SOLVED
@@ -652,6 +652,7 @@ class _BreadthFirst:
         self.phase: Phase = FIRST_BFS            # the phase it runs in, named in its results
         self.known: Optional[list[int]] = None   # a solution other searches found
         self.head = 0
+        self.chunk = CHUNK                       # states of the next batch (next_chunk)
         self.layer_end = 1
         self.layer_sizes = [1]                   # states stored at each depth so far
         self.seconds = 0.0                       # spent searching
@@ -736,9 +737,9 @@ class _BreadthFirst:
         stops: list[int] = []
         while len(stops) < AHEAD:
             if stop < self.layer_end:
-                stop = min(stop + CHUNK, self.layer_end)
-            elif len(self.store) >= stop + CHUNK:
-                stop += CHUNK
+                stop = min(stop + self.chunk, self.layer_end)
+            elif len(self.store) >= stop + self.chunk:
+                stop += self.chunk
             else:
                 break
             stops.append(stop)
@@ -778,15 +779,17 @@ class _BreadthFirst:
                 self.batches.unlisted_from = self._last_layer_start()
                 room_states: Optional[int] = None
                 if last_layer:
-                    stop = min(self.head + CHUNK, self.layer_end)
+                    stop = min(self.head + self.chunk, self.layer_end)
                 else:
                     room_states = budget.room_states()
                     room = room_states // self.n_actions      # a state has at most n_actions children
                     if room == 0:
                         return self.finish(LIMIT_STATES) if budget.state_cap >= budget.max_states else None
-                    stop = min(self.head + CHUNK, self.layer_end, self.head + room)
+                    stop = min(self.head + self.chunk, self.layer_end, self.head + room)
                 stats.peak_frontier = max(stats.peak_frontier, len(store) - self.head)
+                began = time.perf_counter()
                 won = self.batches.expand(self.head, stop, self._upcoming(stop), room_states)
+                self.chunk = next_chunk(self.chunk, stop - self.head, time.perf_counter() - began, CHUNK)
                 if won is not None:
                     path = store.path_to(won[0]) + [won[1]]
                     stats.depth = len(path)
