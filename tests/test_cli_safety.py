@@ -602,3 +602,70 @@ def test_a_full_standard_output_is_named(repo_root, tmp_path, argv):
                               env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 2, done.stderr
     assert done.stderr == "baba: error: standard output: No space left on device\n"
+
+
+def _baba_with(argv, stdout, env=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "babasolver", *map(str, argv)], stdout=stdout,
+                          stderr=subprocess.PIPE, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **(env or {})})
+
+
+@pytest.mark.parametrize("argv", [("solve", "LEVEL"), ("solve", "LEVEL", "--json"), ("check", "LEVEL", "rrrr"),
+                                  ("show", "LEVEL", "--json"), ("bench", "LEVEL", "--report", "REPORT")])
+def test_a_closed_standard_output_is_an_error_and_the_files_are_written(repo_root, tmp_path, argv):
+    """`>&-`: solve, check and show exited 0 having printed nothing, bench
+    and show --json failed on an AttributeError, and bench lost its report.
+    Now the output fails as a shell's does, after the files are written."""
+    folder = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    (folder / "solution.txt").unlink()
+    report = tmp_path / "r.json"
+    argv = [folder if a == "LEVEL" else report if a == "REPORT" else a for a in argv]
+    done = subprocess.run([sys.executable, "-m", "babasolver", *map(str, argv)], stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1),         # Python then starts with sys.stdout None
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.stderr.endswith("baba: error: standard output: Bad file descriptor\n"), done.stderr
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    if argv[0] == "bench":
+        assert json.loads(report.read_text(encoding="utf-8"))["levels"]
+
+
+def test_bench_writes_its_report_when_its_reader_goes_away(repo_root, tmp_path):
+    """`bench --report r.json | true` exited 1 having written nothing: the
+    table came first, and its broken pipe stopped the command."""
+    folder = tmp_path / "set" / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    report = tmp_path / "r.json"
+    reader, writer = os.pipe()
+    os.close(reader)
+    with os.fdopen(writer, "w") as gone:
+        done = _baba_with(("bench", folder.parent, "--report", report, "--replays", tmp_path / "rp"), gone)
+    assert done.returncode == 1 and done.stderr == "", done.stderr
+    assert json.loads(report.read_text(encoding="utf-8"))["levels"]
+    assert (tmp_path / "rp" / "index.html").is_file()
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_json_is_utf_8_whatever_the_output_encoding(repo_root, tmp_path, encoding):
+    """Under PYTHONIOENCODING=ascii a level name came out as "\\xe9", which
+    is not JSON."""
+    folder = tmp_path / "é😀"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    done = subprocess.run([sys.executable, "-m", "babasolver", "check", str(folder), "rrrr", "--json"],
+                          capture_output=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path),
+                                            "PYTHONIOENCODING": encoding})
+    assert done.returncode == 1, done.stderr       # four moves do not win
+    assert json.loads(done.stdout.decode("utf-8"))["level"] == "é😀"
+
+
+def test_a_gif_wider_than_the_format_allows_is_refused_in_one_line(capsys, tmp_path):
+    folder = tmp_path / "wide"
+    folder.mkdir()
+    (folder / "tiles.txt").write_text("b baba\nB baba text\n1 is text\n2 you text\nf flag\nF flag text\n"
+                                      "3 win text\n. empty\n", encoding="utf-8")
+    (folder / "content.txt").write_text("B12F13b" + "." * 2800 + "f\n", encoding="utf-8")
+    code, out, err = run(capsys, "show", folder, "--gif", tmp_path / "wide.gif")
+    assert code == 2 and err.count("\n") == 1, err
+    assert "a GIF is at most 65,535 pixels a side" in err
+    assert not (tmp_path / "wide.gif").exists()

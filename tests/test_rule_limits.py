@@ -79,7 +79,7 @@ def test_a_baba_turn_that_forms_more_rules_than_the_table_cannot_be_played():
     assert sim.illegal == "the turn would form more than the 4096 rules the engine reads"
 
 
-def test_a_level_too_large_for_the_memory_is_one_line(capsys, repo_root, monkeypatch):
+def test_a_level_too_large_for_the_memory_is_one_line(capsys, repo_root, tmp_path, monkeypatch):
     """A workspace the memory cannot hold (20,000 objects and 4,000 `is`
     texts asked for 1.3 GB) printed a MemoryError traceback."""
     from dataclasses import replace
@@ -91,7 +91,10 @@ def test_a_level_too_large_for_the_memory_is_one_line(capsys, repo_root, monkeyp
         raise MemoryError("could not allocate 1287069856 bytes")
 
     monkeypatch.setitem(RULE_SETS, "keke", replace(RULE_SETS["keke"], make_level=no_memory))
-    level = repo_root / "levels" / "00"
+    import shutil
+
+    level = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", level)
     for argv in (("show", level, "rr"), ("check", level, "rr"), ("solve", level, "--json")):
         code, out, err = run_cli(capsys, *argv)
         assert_one_line_error(code, out, err)

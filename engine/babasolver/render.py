@@ -29,13 +29,15 @@ from .game import Frame, rule_text
 from .notation import Action
 from .level import Level
 
-__all__ = ["CELL", "MAX_GIF_PIXELS", "MAX_HTML_BYTES", "RenderError", "frame_image", "write_png", "write_gif",
+__all__ = ["CELL", "MAX_GIF_PIXELS", "MAX_GIF_SIDE", "MAX_HTML_BYTES", "RenderError", "frame_image", "write_png", "write_gif",
            "write_html", "write_index_html", "page_html"]
 
 CELL = 24       # pixels per cell: a 20x20 level is 480 pixels wide
 #: The most pixels a GIF may hold over all its frames (a byte each while
 #: Pillow writes it): 582 frames of a 20x20 level, 2,330 of a 10x10 one.
 MAX_GIF_PIXELS = 2**27
+#: The format's own limit: a side is a 16-bit number.
+MAX_GIF_SIDE = 65_535
 #: The largest replay page: some 40,000 turns of a 20x20 level.
 MAX_HTML_BYTES = 64 * 2**20
 
@@ -201,6 +203,9 @@ def write_gif(level: Level, frames: Iterable[Frame], path: "os.PathLike[str] | s
     Image, _ = _pillow()
     n = len(frames) if count is None else count    # type: ignore[arg-type]
     width, height = level.width * CELL, level.height * CELL
+    if max(width, height) > MAX_GIF_SIDE:
+        raise RenderError(f"{os.fspath(path)}: a GIF is at most {MAX_GIF_SIDE:,} pixels a side, and this level is"
+                          f" {width}x{height} pixels ({CELL} a cell); write --html or --png")
     if n * width * height > MAX_GIF_PIXELS:
         raise RenderError(f"{os.fspath(path)}: a GIF of {n:,} frames of {width}x{height} pixels would pass"
                           f" the {MAX_GIF_PIXELS:,} pixels a GIF may hold; write --html, or replay fewer moves")

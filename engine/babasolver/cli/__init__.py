@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import os
 import sys
 from typing import Any, NoReturn, Optional, Sequence, TextIO
@@ -84,16 +85,32 @@ def _silence_stdout() -> None:
         pass
 
 
+class _Closed:
+    """A closed standard output: writing fails as it does on a closed descriptor."""
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+    def flush(self) -> None:
+        pass
+
+    def isatty(self) -> bool:
+        return False
+
+    def fileno(self) -> int:
+        raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+
+
 class _StdoutNamed:
     """sys.stdout, whose write errors name it: `baba solve lv > /dev/full`
     said only "[Errno 28] No space left on device"."""
 
     NAME = "standard output"
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: Any) -> None:
         self._stream = stream
 
-    def write(self, text: str) -> int:
+    def write(self, text: Any) -> int:
         try:
             return self._stream.write(text)
         except OSError as e:
@@ -104,6 +121,11 @@ class _StdoutNamed:
             self._stream.flush()
         except OSError as e:
             raise self._named(e)
+
+    @property
+    def buffer(self) -> "_StdoutNamed":
+        """Its bytes (`dump_json` writes UTF-8 there), named as well."""
+        return _StdoutNamed(self._stream.buffer)  # type: ignore[attr-defined]
 
     def _named(self, e: OSError) -> OSError:
         if e.filename is None and not isinstance(e, BrokenPipeError):
@@ -139,9 +161,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _error(f"choose a command: {', '.join(c.__name__.rsplit('.', 1)[-1] for c in COMMANDS)}"
                f" (run '{PROG} --help' for usage)")
         return EXIT_ERROR
-    stdout = sys.stdout
-    if stdout is not None:
-        sys.stdout = _StdoutNamed(stdout)  # type: ignore[assignment]
+    stdout, stderr = sys.stdout, sys.stderr
+    # Closed (`>&-`), Python gives None: print() to it did nothing, and
+    # bench failed on an AttributeError. Output to a closed stdout fails as
+    # a shell's does; errors to a closed stderr are lost, not printed on
+    # stdout (print's stand-in for a None file), amid the JSON.
+    sys.stdout = _StdoutNamed(stdout if stdout is not None else _Closed())  # type: ignore[assignment]
+    if stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     try:
         return int(run(args) or 0)
     except BabaError as e:
@@ -165,4 +192,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"{PROG}: {stopping.message()}", file=sys.stderr)
         return EXIT_INTERRUPTED
     finally:
-        sys.stdout = stdout
+        if sys.stderr is not stderr:
+            sys.stderr.close()
+        sys.stdout, sys.stderr = stdout, stderr

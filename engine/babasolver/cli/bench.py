@@ -146,6 +146,14 @@ def run(args: argparse.Namespace) -> int:
         judge_outcomes(judge, tasks, outcomes)
     summary = summarize(outcomes, wall_time=time.perf_counter() - started, completed=completed)
 
+    # The files first: a table that cannot be printed (stdout closed, or
+    # its reader gone, as in `| true`) must not cost the report.
+    if args.report is not None:
+        write_report(args.report, build_report(str(args.set), limits.timeout, limits.max_states, outcomes, summary,
+                                               args.rules), inputs)
+    index = None
+    if args.replays is not None:
+        index = write_replays(Path(args.replays), tasks, outcomes, str(args.set), inputs)
     out = sys.stdout
     out.write(f"bench: {safe(args.set)} ({len(tasks)} levels), timeout {limits.timeout:g} s,"
               f" {'no state limit' if limits.max_states >= STORE_CAPACITY else f'max {limits.max_states:,} states'},"
@@ -156,11 +164,8 @@ def run(args: argparse.Namespace) -> int:
     out.write(format_scaling(summary.scaling) + "\n")
     out.flush()
     if args.report is not None:
-        write_report(args.report, build_report(str(args.set), limits.timeout, limits.max_states, outcomes, summary,
-                                               args.rules), inputs)
         out.write(f"\nreport written to {args.report}\n")
-    if args.replays is not None:
-        index = write_replays(Path(args.replays), tasks, outcomes, str(args.set), inputs)
+    if index is not None:
         out.write(f"\nreplays written to {args.replays} (open {index})\n")
     if summary.wrong or summary.errors or summary.judge_rejected_ids:
         sys.stderr.write(f"baba bench: {summary.wrong} solution(s) failed to replay (a bug),"

@@ -137,7 +137,24 @@ def safe(text: object) -> str:
 
 
 def dump_json(value: Any) -> None:
-    print(json.dumps(value, ensure_ascii=False))
+    """`value` as one line of UTF-8 JSON, whatever stdout's encoding: under
+    PYTHONIOENCODING=ascii a name came out as "\\xe9", which is no JSON.
+    A file name read under a narrow locale (its bytes as surrogates) is
+    given back its bytes when they are UTF-8; other text no UTF-8 can hold
+    is escaped as JSON escapes it."""
+    text = json.dumps(value, ensure_ascii=False) + "\n"
+    try:
+        data = text.encode("utf-8", "surrogateescape")
+        data.decode("utf-8")
+    except UnicodeError:
+        data = (json.dumps(value) + "\n").encode("ascii")
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:                  # a stream of text only (a test's, say)
+        sys.stdout.write(data.decode("utf-8"))
+        return
+    sys.stdout.flush()
+    buffer.write(data)
+    buffer.flush()
 
 
 def best_so_far(best: Optional[int]) -> str:
