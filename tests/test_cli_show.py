@@ -133,3 +133,18 @@ def test_console_script(repo_root):
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.splitlines()[0] == "00"
+
+
+def test_json_with_a_picture_prints_the_json(capsys, repo_root, tmp_path):
+    # With --png (or --gif, --html), --json printed the text summary instead.
+    import json
+    import shutil
+
+    from util import run_cli
+
+    folder = tmp_path / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    code, out, err = run_cli(capsys, "show", folder, "rr", "--json", "--png", tmp_path / "o.png")
+    assert code == 1, err
+    assert [record["step"] for record in json.loads(out)] == [0, 1, 2]
+    assert (tmp_path / "o.png").is_file()

@@ -407,3 +407,24 @@ def test_solve_subprocess_error(tmp_path):
     assert proc.stdout == ""
     assert proc.stderr.count("\n") == 1 and proc.stderr.startswith("baba: error: ")
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("all_levels", [False, True])
+def test_workers_without_a_cluster_is_a_usage_error(capsys, repo_root, tmp_path, all_levels):
+    # solve --all took --workers without --cluster, and ignored it.
+    folder = tmp_path / "set" / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    (folder / "solution.txt").unlink()
+    argv = ("--all", folder.parent) if all_levels else (folder,)
+    code, out, err = run(capsys, "solve", *argv, "--workers", "2")
+    assert_one_line_error(code, out, err)
+    assert "--workers goes with --cluster" in err
+    assert not (folder / "solution.txt").exists()
+
+
+def test_one_level_of_all_is_one_level(capsys, repo_root, tmp_path):
+    folder = tmp_path / "set" / "00"
+    shutil.copytree(repo_root / "levels" / "00", folder)
+    code, out, err = run(capsys, "solve", "--all", folder.parent)
+    assert code == 0, err
+    assert out.splitlines()[-1].startswith("total: 1 level: 1 solved;")

@@ -142,19 +142,32 @@ def dump_json(value: Any) -> None:
     A file name read under a narrow locale (its bytes as surrogates) is
     given back its bytes when they are UTF-8; other text no UTF-8 can hold
     is escaped as JSON escapes it."""
-    text = json.dumps(value, ensure_ascii=False) + "\n"
+    write_utf8(json_utf8(value) + b"\n")
+
+
+def json_utf8(value: Any) -> bytes:
+    """`value` as UTF-8 JSON (see dump_json)."""
     try:
-        data = text.encode("utf-8", "surrogateescape")
+        data = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogateescape")
         data.decode("utf-8")
+        return data
     except UnicodeError:
-        data = (json.dumps(value) + "\n").encode("ascii")
+        return json.dumps(value).encode("ascii")
+
+
+def write_utf8(data: bytes, flush: bool = True) -> None:
+    """UTF-8 bytes onto stdout, past its text encoding (flushed, so that a
+    failed write is raised here, not at the exit)."""
     buffer = getattr(sys.stdout, "buffer", None)
     if buffer is None:                  # a stream of text only (a test's, say)
         sys.stdout.write(data.decode("utf-8"))
-        return
-    sys.stdout.flush()
-    buffer.write(data)
-    buffer.flush()
+    else:
+        sys.stdout.flush()
+        buffer.write(data)
+    if flush:
+        sys.stdout.flush()
+        if buffer is not None:
+            buffer.flush()
 
 
 def best_so_far(best: Optional[int]) -> str:

@@ -3,7 +3,6 @@ frames, as JSON records, or as pictures (PNG, GIF, HTML)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
@@ -19,8 +18,8 @@ from ..game import Frame, rule_text
 from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
 from .common import (
-    EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, delay_seconds, path_argument, safe,
-    step_number,
+    EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, delay_seconds, json_utf8, path_argument,
+    safe, step_number, write_utf8,
 )
 
 
@@ -149,11 +148,10 @@ def _write_pictures(args: argparse.Namespace, level: Level, frames: FrameStream)
 
 def _print_json(frames: FrameStream, rules: str) -> None:
     """The JSON array of records, a record at a time."""
-    out = sys.stdout
-    out.write("[\n")
+    write_utf8(b"[\n", flush=False)
     for k, frame in enumerate(frames):
-        out.write((",\n" if k else "") + json.dumps({"rule_set": rules, **frame.record()}, ensure_ascii=False))
-    out.write("\n]\n")
+        write_utf8((b",\n" if k else b"") + json_utf8({"rule_set": rules, **frame.record()}), flush=False)
+    write_utf8(b"\n]\n")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -171,8 +169,9 @@ def run(args: argparse.Namespace) -> int:
 
     if pictures:
         _write_pictures(args, level, frames)
-        print(result.summary(total) if args.solution is not None else safe(level.name))
-        return status
+        if not args.json:
+            print(result.summary(total) if args.solution is not None else safe(level.name))
+            return status
 
     if args.json:
         _print_json(frames, level.rules)

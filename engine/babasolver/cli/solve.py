@@ -165,6 +165,8 @@ def _cluster_search(args: argparse.Namespace) -> Tuple[Optional[Search], bool]:
 
 def run(args: argparse.Namespace) -> int:
     if args.all and args.cluster is None:
+        if args.workers is not None:
+            raise BabaError("--workers goes with --cluster")
         return _run_all(args)
     limits = Limits(args.timeout, args.max_states or DEFAULT_MAX_STATES, args.memory)
     search, started = _cluster_search(args)
@@ -288,5 +290,6 @@ def _print_table(outcomes: Sequence[LevelOutcome], total: int) -> None:
         parts.insert(1, f"{unproven} of them not proven shortest (moves marked ?)")
     states = sum(o.unique for o in outcomes)
     seconds = sum(o.elapsed for o in outcomes)
-    done = f"{len(outcomes)} levels" if len(outcomes) == total else f"{len(outcomes)} of {total} levels"
+    levels = "level" if total == 1 else "levels"
+    done = f"{len(outcomes)} {levels}" if len(outcomes) == total else f"{len(outcomes)} of {total} {levels}"
     print(f"total: {done}: {', '.join(parts) or 'none'}; {states} states; {seconds:.2f} s")
