@@ -327,6 +327,19 @@ def test_store_deduplicates_exactly_under_forced_collisions(hash_mask):
     assert [store.get(i) for i in range(len(records))] == records
 
 
+def test_the_table_doubles_as_the_states_fill_it():
+    # The breadth-first driver leaves a batch that grew the table out of its
+    # batch sizing (the grow's pause is no measure of a state's cost).
+    store = StateStore(16)
+    slots = [store.table_slots]
+    for k in range(5000):
+        store.add(k.to_bytes(2, "little"))
+        if store.table_slots != slots[-1]:
+            slots.append(store.table_slots)
+    assert len(slots) > 2 and all(b == 2 * a for a, b in zip(slots, slots[1:]))
+    assert 5000 <= 0.8 * slots[-1] < 10000
+
+
 def test_store_keeps_parents_and_rebuilds_paths():
     store = StateStore()
     assert store.add(b"root") == 0

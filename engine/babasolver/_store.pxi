@@ -445,3 +445,8 @@ cdef class StateStore:
     def memory_bytes(self):
         """Bytes held for the states (arena, offsets, parents, table), as used."""
         return self.held_bytes()
+
+    @property
+    def table_slots(self):
+        """The slots of its table (it doubles as the states fill it)."""
+        return self.slot_mask + 1

@@ -787,9 +787,10 @@ class _BreadthFirst:
                         return self.finish(LIMIT_STATES) if budget.state_cap >= budget.max_states else None
                     stop = min(self.head + self.chunk, self.layer_end, self.head + room)
                 stats.peak_frontier = max(stats.peak_frontier, len(store) - self.head)
-                began = time.perf_counter()
+                began, slots = time.perf_counter(), store.table_slots
                 won = self.batches.expand(self.head, stop, self._upcoming(stop), room_states)
-                self.chunk = next_chunk(self.chunk, stop - self.head, time.perf_counter() - began, CHUNK)
+                if store.table_slots == slots:          # a batch that grew the table paused for it
+                    self.chunk = next_chunk(self.chunk, stop - self.head, time.perf_counter() - began, CHUNK)
                 if won is not None:
                     path = store.path_to(won[0]) + [won[1]]
                     stats.depth = len(path)
