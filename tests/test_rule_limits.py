@@ -129,3 +129,24 @@ def test_novelty_tables_of_a_level_of_many_texts_stay_small(tmp_path):
                           preexec_fn=small_address_space, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 1, done.stderr      # baba is walled in by texts it cannot push
     assert json.loads(done.stdout)["status"] == "unsolvable"
+
+
+def test_an_object_under_more_than_255_move_rules_takes_every_step():
+    """The count of `X is move` rules was a byte that stopped at 255 (fuzz
+    round 6): keke under 256 of them moved 255 cells, and `wait` did not
+    win where RULES-baba says it does."""
+    from babasolver.reference_baba import BabaReferenceSimulation
+
+    width = 300
+    rows = [[tiles.KEKE_TEXT, tiles.IS_TEXT, tiles.MOVE_TEXT] * 64 for _ in range(4)]      # 256 rules
+    rows.append([E] * width)
+    rows.append([tiles.BABA_TEXT, tiles.IS_TEXT, tiles.YOU_TEXT, E, tiles.KEKE_TEXT, tiles.IS_TEXT, tiles.WIN_TEXT])
+    rows.append([E] * width)
+    walk = [E] * width
+    walk[0], walk[256] = tiles.KEKE, tiles.BABA
+    rows.append(walk)
+    level = played_by(level_of(rows), "baba")
+    core, reference = Simulation(level), BabaReferenceSimulation(level)
+    core.step(4)
+    reference.step(4)
+    assert reference.won and core.won

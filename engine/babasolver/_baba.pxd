@@ -58,7 +58,7 @@ ctypedef struct Rules:
     uint16_t left[G_MAX_RULES]      # noun text
     uint16_t right[G_MAX_RULES]     # noun or property text
     uint16_t noun_props[N_TILES]    # G_* bits per object tile
-    uint8_t move_count[N_TILES]     # `X is move` rules per object tile
+    uint16_t move_count[N_TILES]    # `X is move` rules per object tile (up to G_MAX_RULES)
     uint8_t protected[N_TILES]      # `X is X`: no transformation of X
     uint8_t transforms[N_TILES]     # `X is Y` rules (Y another noun) per object tile
     int n_you
@@ -89,7 +89,7 @@ cdef class GameWorkspace(Workspace):
     cdef int* movers
     cdef uint8_t* mover_pass
     cdef uint8_t* mover_dir
-    cdef uint8_t* mover_steps       # steps left, with several MOVE rules (§4.8)
+    cdef uint16_t* mover_steps      # steps left, with several MOVE rules (§4.8)
     cdef int32_t* pending           # per thing: the cell it leaves for this phase, -1 for none
     cdef uint8_t* pending_dir
     cdef uint8_t* leaving           # per thing: a bit per direction of every move pending, not only the last

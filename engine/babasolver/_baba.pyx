@@ -135,8 +135,7 @@ cdef void read_rules(const Board* board, const Things* pos, const int32_t* head,
             if rules.move_count[noun] == 0:
                 rules.move[rules.n_move] = <uint16_t>noun
                 rules.n_move += 1
-            if rules.move_count[noun] < 255:
-                rules.move_count[noun] += 1
+            rules.move_count[noun] += 1     # at most G_MAX_RULES: no overflow
             if rules.move_count[noun] > rules.max_moves:
                 rules.max_moves = rules.move_count[noun]
 
@@ -397,7 +396,7 @@ cdef class GameWorkspace(Workspace):
         memset(self.fresh_at, 0xFF, n * sizeof(int32_t))
         self.doomed = <uint8_t*>mem.alloc(n, 1)
         self.scratch = <int*>mem.alloc(2 * n, sizeof(int))
-        self.mover_steps = <uint8_t*>mem.alloc(n, 1)
+        self.mover_steps = <uint16_t*>mem.alloc(n, sizeof(uint16_t))
         memset(self.pending, 0xFF, n * sizeof(int32_t))
         memset(self.head, 0xFF, board.ncells * sizeof(int32_t))
         self.max_record = 16 + 10 * n
@@ -566,7 +565,7 @@ cdef class GameWorkspace(Workspace):
             self.scratch[n + k] = self.mover_steps[m] - 1
         for k in range(n_again):
             self.movers[k] = self.scratch[k]
-            self.mover_steps[k] = <uint8_t>self.scratch[n + k]
+            self.mover_steps[k] = <uint16_t>self.scratch[n + k]
             self.mover_dir[k] = pos.facing[self.movers[k]] - 1
         return n_again
 
