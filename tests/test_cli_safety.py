@@ -669,3 +669,11 @@ def test_a_gif_wider_than_the_format_allows_is_refused_in_one_line(capsys, tmp_p
     assert code == 2 and err.count("\n") == 1, err
     assert "a GIF is at most 65,535 pixels a side" in err
     assert not (tmp_path / "wide.gif").exists()
+
+
+def test_a_usage_error_with_stderr_closed_stays_off_stdout(repo_root):
+    # `2>&-`: print(file=None) wrote the usage error on stdout, amid --json.
+    done = subprocess.run([sys.executable, "-m", "babasolver", "show", str(repo_root / "levels" / "00"), "--json",
+                           "--rules", "nope"], stdout=subprocess.PIPE, text=True, timeout=60,
+                          preexec_fn=lambda: os.close(2), env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 2 and done.stdout == ""

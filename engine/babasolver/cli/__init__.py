@@ -69,6 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _error(message: str) -> None:
+    if sys.stderr is None:          # closed (`2>&-`): print would fall back on stdout, amid the JSON
+        return
     print(f"{PROG}: error: {safe(' '.join(str(message).splitlines()))}", file=sys.stderr)
 
 
