@@ -14,7 +14,7 @@ import contextlib
 import errno
 import os
 import sys
-from typing import Any, NoReturn, Optional, Sequence, TextIO
+from typing import Any, NoReturn, Optional, Sequence
 
 from .. import __version__, stopping
 from ..errors import BabaError, file_error
@@ -69,8 +69,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _error(message: str) -> None:
-    if sys.stderr is None:          # closed (`2>&-`): print would fall back on stdout, amid the JSON
-        return
     print(f"{PROG}: error: {safe(' '.join(str(message).splitlines()))}", file=sys.stderr)
 
 
@@ -149,6 +147,24 @@ def _tolerate_narrow_encodings() -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the ``baba`` command line; returns the exit status."""
+    stdout, stderr = sys.stdout, sys.stderr
+    # Closed (`>&-`), Python gives None: print() to it did nothing, and
+    # bench failed on an AttributeError. Output to a closed stdout fails as
+    # a shell's does; errors to a closed stderr (usage errors included) are
+    # lost, not printed on stdout (print's stand-in for a None file), amid
+    # the JSON.
+    sys.stdout = _StdoutNamed(stdout if stdout is not None else _Closed())  # type: ignore[assignment]
+    if stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    try:
+        return _main(argv)
+    finally:
+        if sys.stderr is not stderr:
+            sys.stderr.close()
+        sys.stdout, sys.stderr = stdout, stderr
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
     _tolerate_narrow_encodings()
     parser = build_parser()
     try:
@@ -163,14 +179,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         _error(f"choose a command: {', '.join(c.__name__.rsplit('.', 1)[-1] for c in COMMANDS)}"
                f" (run '{PROG} --help' for usage)")
         return EXIT_ERROR
-    stdout, stderr = sys.stdout, sys.stderr
-    # Closed (`>&-`), Python gives None: print() to it did nothing, and
-    # bench failed on an AttributeError. Output to a closed stdout fails as
-    # a shell's does; errors to a closed stderr are lost, not printed on
-    # stdout (print's stand-in for a None file), amid the JSON.
-    sys.stdout = _StdoutNamed(stdout if stdout is not None else _Closed())  # type: ignore[assignment]
-    if stderr is None:
-        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     try:
         return int(run(args) or 0)
     except BabaError as e:
@@ -193,7 +201,3 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: {stopping.message()}", file=sys.stderr)
         return EXIT_INTERRUPTED
-    finally:
-        if sys.stderr is not stderr:
-            sys.stderr.close()
-        sys.stdout, sys.stderr = stdout, stderr
