@@ -95,11 +95,11 @@ cdef class JudgeLevel(CoreLevel):
         # a pair of text tiles, and keeps each pair once: a level that could
         # form more than the rule table holds is refused, rather than read
         # short (the judge reads them all).
-        n_text_tiles = len({t for t, c in texts})
-        most_rules = min(2 * geo.n_is, n_text_tiles * n_text_tiles)
+        geo.n_text_kinds = len({t for t, c in texts})
+        most_rules = min(2 * geo.n_is, geo.n_text_kinds * geo.n_text_kinds)
         if most_rules > MAX_RULES:
             raise ValueError(f"level has too many rules for the engine: its {geo.n_is} 'is' texts and "
-                             f"{n_text_tiles} kinds of text can form {most_rules} rules at once, and the engine "
+                             f"{geo.n_text_kinds} kinds of text can form {most_rules} rules at once, and the engine "
                              f"reads up to {MAX_RULES}")
         geo.is_things = <int*>self.mem.alloc(geo.n_is + 1, sizeof(int))
         for i, t in enumerate(is_things):
@@ -152,7 +152,6 @@ cdef class JudgeLevel(CoreLevel):
         for i, t in enumerate(sorted({t for t, c in texts})):
             geo.text_kind_of[t] = i
         geo.n_kinds = len(in_play)
-        geo.n_text_kinds = len({t for t, c in texts})
         self.n_actions = N_ACTIONS if geo.n_is else WAIT   # waiting needs texts to change anything
         self.n_atoms = ((<size_t>geo.n_texts + geo.n_kinds) * geo.ncells
                         + <size_t>geo.n_text_kinds * geo.n_text_kinds)
