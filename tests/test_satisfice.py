@@ -79,15 +79,33 @@ def test_shortening_never_lengthens_and_keeps_winning(repo_root, seed):
     actions = detour + [3] * 8
     assert replay(level, actions).won_at == len(actions)
     core = core_level(level)
-    cut = cut_cycles(level, actions)
+    cut = cut_cycles(core, actions)
     assert len(cut) <= len(actions) and replay(level, cut).won_at == len(cut)
     steps = []
-    shorter = shorten(level, core, actions, on_step=steps.append)
+    shorter = shorten(core, actions, on_step=steps.append)
     assert len(shorter) <= len(cut)
     assert replay(level, shorter).won_at == len(shorter)
     assert shorter == [3] * 8
     # Progress comes before each search for a shortcut, with the length so far.
     assert steps and steps == sorted(steps, reverse=True) and steps[0] <= len(cut)
+
+
+def test_shortening_ends_at_the_deadline_within_a_search_for_a_shortcut(repo_root):
+    # A search for a shortcut looks at the deadline after each call into the
+    # core, not only between searches: on a level where a state costs
+    # milliseconds a window of WINDOW_STATES ran for seconds past it.
+    from babasolver.satisfice import _Late, _path_records, _shortcut
+
+    level = load_level(repo_root / "levels" / "00")
+    core = core_level(level)
+    actions = [1, 2, 0] + [3] * 9          # "dlu" then right: the root again after "dlur"
+    records = _path_records(core, actions)
+    later = {records[j]: j for j in range(2, len(records))}
+    assert _shortcut(core, records[0], 0, later, len(actions) - 1, 20_000, 100_000) is not None
+    with pytest.raises(_Late):
+        _shortcut(core, records[0], 0, later, len(actions) - 1, 20_000, 100_000, deadline=time.perf_counter())
+    # At a deadline passed, the shortening keeps what cutting cycles gave.
+    assert shorten(core, actions, deadline=time.perf_counter()) == cut_cycles(core, actions)
 
 
 @pytest.mark.parametrize("rows", [rows for rows, _ in KNOWN])
@@ -136,7 +154,7 @@ def test_splicing_takes_the_breadth_first_way_to_a_state_of_the_path(repo_root):
     # root, which the store reaches in no move: that saves four.
     actions = [1, 2, 0] + [3] * 9
     assert replay(level, actions).won_at == len(actions)
-    spliced = splice_from_store(level, store, actions)
+    spliced = splice_from_store(core, store, actions)
     assert spliced == [3] * 8
     assert replay(level, spliced).won_at == len(spliced)
 

@@ -49,8 +49,6 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, U
 
 from ._core import BestFirst, CoreSimulation, Expander, SearchOutcome, StateStore
 from ._ruleset import CoreLevel, Guide
-from .level import Level
-from .rulesets import core_level
 from .schedule import CALL_SECONDS, Budget, next_chunk
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
@@ -368,9 +366,9 @@ def improve(pool: Pool, limit: Limit, deadline: Optional[float], threads: int = 
     return pool
 
 
-def _path_records(level: Level, actions: List[int]) -> List[bytes]:
+def _path_records(core: CoreLevel, actions: List[int]) -> List[bytes]:
     """The packed state before each action (the last action wins)."""
-    sim = CoreSimulation(core_level(level))
+    sim = CoreSimulation(core)
     records = [sim.pack()]
     for action in actions[:-1]:
         sim.step(action)
@@ -378,13 +376,13 @@ def _path_records(level: Level, actions: List[int]) -> List[bytes]:
     return records
 
 
-def splice_from_store(level: Level, store: StateStore, actions: List[int]) -> List[int]:
+def splice_from_store(core: CoreLevel, store: StateStore, actions: List[int]) -> List[int]:
     """Use a breadth-first store from the level's root: where a state of the
     path was reached there in fewer moves, take that way to it instead (the
     state farthest along the path that saves the most). Records are
     canonical, so the path's states are found by their bytes."""
     best: Tuple[int, Optional[int], int] = (0, None, 0)   # (moves saved, store index, path index)
-    for j, record in enumerate(_path_records(level, actions)):
+    for j, record in enumerate(_path_records(core, actions)):
         index = store.find(record)
         if index >= 0:
             saved = j - store.depth(index)
@@ -395,9 +393,9 @@ def splice_from_store(level: Level, store: StateStore, actions: List[int]) -> Li
     return store.path_to(best[1]) + actions[best[2]:]
 
 
-def cut_cycles(level: Level, actions: List[int]) -> List[int]:
+def cut_cycles(core: CoreLevel, actions: List[int]) -> List[int]:
     """Drop the moves between two visits of one state."""
-    records = _path_records(level, actions)
+    records = _path_records(core, actions)
     first: Dict[bytes, int] = {}
     out: List[int] = []
     states: List[bytes] = []
@@ -413,20 +411,26 @@ def cut_cycles(level: Level, actions: List[int]) -> List[int]:
     return out
 
 
+class _Late(Exception):
+    """The deadline passed within a search for a shortcut."""
+
+
 def _shortcut(core_level: CoreLevel, start: bytes, origin: int, later: Dict[bytes, int],
-              limit: int, budget: int, cap: int, byte_limit: int = 0) -> Optional[tuple[List[int], int]]:
+              limit: int, budget: int, cap: int, byte_limit: int = 0,
+              deadline: Optional[float] = None) -> Optional[tuple[List[int], int]]:
     """Breadth-first from `start` (the state at index `origin` of a path)
     for a way to a state of `later` (record -> index on the path) or to a win
     in fewer moves than the path takes; at most `limit` moves, no layer
     begun past `budget` states, never more than `cap` states nor
     `byte_limit` bytes (0: no limit). (moves, path index reached; -1 for a
-    win), or None."""
+    win), or None. Raises _Late once `deadline` has passed: its calls into
+    the core are sized to end within about CALL_SECONDS each."""
     try:
         store = StateStore(min(1 << 12, max(1, cap)), byte_limit=byte_limit)
         store.add(start)
         expander = Expander(core_level, store)
         n_actions = expander.n_actions
-        head, depth = 0, 0
+        head, depth, chunk = 0, 0, FIRST_PIECE
         while head < len(store) and depth < limit and len(store) < budget:
             layer_end = len(store)
             depth += 1
@@ -436,11 +440,16 @@ def _shortcut(core_level: CoreLevel, start: bytes, origin: int, later: Dict[byte
                 if room <= 0:
                     full = True
                     break
-                stop = min(layer_end, head + room)
+                stop = min(layer_end, head + room, head + chunk)
+                began = time.perf_counter()
                 if expander.expand(head, stop) == SearchOutcome.SEARCH_WON:
                     path = store.path_to(expander.won_parent) + [expander.won_action]
                     return path, -1
+                now = time.perf_counter()
+                chunk = next_chunk(chunk, stop - head, now - began, cap)
                 head = stop
+                if deadline is not None and now >= deadline:
+                    raise _Late
             best, saved = None, 0
             for index in range(layer_end, len(store)):
                 reached = later.get(store.get(index))
@@ -455,25 +464,30 @@ def _shortcut(core_level: CoreLevel, start: bytes, origin: int, later: Dict[byte
     return None
 
 
-def shorten(level: Level, core_level: CoreLevel, actions: List[int],
+def shorten(core_level: CoreLevel, actions: List[int],
             deadline: Optional[float] = None, budget: int = WINDOW_STATES, cap: Optional[int] = None,
             byte_limit: int = 0, on_step: Optional[Callable[[int], None]] = None) -> List[int]:
     """A solution no longer than `actions`, still winning. Each search for
     a shortcut begins no layer past `budget` states (its last layer may
     take it to some times that), and holds at most `cap` states (None:
-    WINDOW_CAP times `budget`) and `byte_limit` bytes (0: no limit).
+    WINDOW_CAP times `budget`) and `byte_limit` bytes (0: no limit); the
+    searches end at `deadline`, within one call into the core.
     `on_step(length)` is called before each search for a shortcut."""
     cap = WINDOW_CAP * budget if cap is None else cap
-    actions = cut_cycles(level, actions)
+    actions = cut_cycles(core_level, actions)
+    records = _path_records(core_level, actions)
     i = 0
     while i < len(actions) - 1:
         if deadline is not None and time.perf_counter() >= deadline:
             break
         if on_step is not None:
             on_step(len(actions))
-        records = _path_records(level, actions)
         later = {records[j]: j for j in range(i + 2, len(records))}
-        found = _shortcut(core_level, records[i], i, later, len(actions) - i - 1, budget, cap, byte_limit)
+        try:
+            found = _shortcut(core_level, records[i], i, later, len(actions) - i - 1, budget, cap, byte_limit,
+                              deadline)
+        except _Late:
+            break
         if found is None:
             i += 1
             continue
@@ -482,4 +496,5 @@ def shorten(level: Level, core_level: CoreLevel, actions: List[int],
             actions = actions[:i] + moves
         else:
             actions = actions[:i] + moves + actions[reached:]
+        records = _path_records(core_level, actions)
     return actions

@@ -493,7 +493,7 @@ def _race_progress(progress: Optional[Progress], started: float,
     return tick
 
 
-def _shortened(level: Level, core_level: CoreLevel, actions: list[int], budget: Budget,
+def _shortened(core_level: CoreLevel, actions: list[int], budget: Budget,
                progress: Optional[Progress] = None, progress_every: float = 0.5,
                stats: Optional[SearchStats] = None) -> list[int]:
     """`actions` shortened until the deadline, each shortcut search within
@@ -510,7 +510,7 @@ def _shortened(level: Level, core_level: CoreLevel, actions: list[int], budget: 
             if now >= next_report[0]:
                 next_report[0] = now + progress_every
                 report(replace(shown, elapsed=now - budget.started, satisficing=True, best=length))
-    return shorten(level, core_level, actions, budget.deadline, WINDOW_STATES,
+    return shorten(core_level, actions, budget.deadline, WINDOW_STATES,
                    min(WINDOW_CAP * WINDOW_STATES, budget.room_states()),
                    0 if room_bytes is None else max(1, room_bytes), on_step)
 
@@ -528,7 +528,7 @@ def _fast(level: Level, core_level: CoreLevel, budget: Budget, threads: int,
     if found.solution is not None:
         found.release()
         try:
-            solution = _shortened(level, core_level, found.solution, budget, progress, progress_every, stats)
+            solution = _shortened(core_level, found.solution, budget, progress, progress_every, stats)
         except KeyboardInterrupt:
             return _interrupted(SearchResult(INTERRUPTED, None, stats), found.solution, started)
         result = SearchResult(SOLVED, [Action(a) for a in solution], stats, satisficing_states=found.states,
@@ -603,7 +603,7 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", budget: 
     found.release()                       # no search goes on: shortening may have their room
     budget.enter(SHORTEN)
     try:
-        shorter = _shortened(level, core_level, splice_from_store(level, search.store, solution), budget,
+        shorter = _shortened(core_level, splice_from_store(core_level, search.store, solution), budget,
                              search.progress, search.progress_every,
                              SearchStats(unique=found.states, depth=search.stats.depth))
     except KeyboardInterrupt:
