@@ -102,10 +102,10 @@ class _Watch:
         monkeypatch.setattr(Budget, "room_states", checked)
         real_shortcut = satisfice._shortcut
 
-        def shortcut(core, start, origin, later, limit, states, cap, byte_limit=0):
+        def shortcut(core, start, origin, later, limit, states, cap, byte_limit=0, deadline=None):
             budget = watch.budget
             assert 1 <= cap and (budget is None or budget.held_states() + cap <= budget.max_states)
-            return real_shortcut(core, start, origin, later, limit, states, cap, byte_limit)
+            return real_shortcut(core, start, origin, later, limit, states, cap, byte_limit, deadline)
 
         monkeypatch.setattr(satisfice, "_shortcut", shortcut)
 

@@ -102,3 +102,45 @@ def test_the_api_refuses_a_memory_limit_out_of_range(memory):
 def test_the_store_limit_holds_for_the_satisficing_searches_too(level01):
     result = solver.solve(read_folder(level01), mode="fast", threads=1, memory=4 * 2**20, timeout=20)
     assert result.status in (Status.SOLVED, Status.MEMORY_LIMIT)
+
+
+@pytest.mark.skipif(not hasattr(__import__("resource"), "RLIMIT_AS"), reason="needs an address-space limit")
+def test_two_threads_under_a_small_address_space_settle_for_what_fits(tmp_path):
+    """Fuzz round 6: on a 250x250 level under a 200-300 MB address-space
+    cap, --threads 2 failed where --threads 1 solved: the satisficing race
+    could not start its second thread (a RuntimeError traceback), and the
+    breadth-first workspaces of two threads (24 of 7 MB) ended in "out of
+    memory". Both now go on with the threads and workspaces that fit."""
+    import os
+    import subprocess
+    import sys
+
+    rows = [["."] * 250 for _ in range(250)]
+    rows[0][0:3], rows[1][0:3] = list("B12"), list("F13")
+    rows[5][5], rows[200][200] = "b", "f"
+    for i in range(10, 240, 3):
+        for j in range(10, 240, 7):
+            rows[i][j] = "r"
+    folder = tmp_path / "big"
+    folder.mkdir()
+    (folder / "tiles.txt").write_text("b baba\nB baba text\n1 is text\n2 you text\nf flag\nF flag text\n"
+                                      "3 win text\nr rock\n. empty\n", encoding="utf-8")
+    (folder / "content.txt").write_text("".join("".join(row) + "\n" for row in rows), encoding="utf-8")
+    # The cap is set once the program is loaded: what the interpreter maps differs between machines.
+    script = f"""
+import resource, sys
+from babasolver import cli, level, rulesets
+rulesets.core_level(level.read_folder({str(folder)!r}))
+with open("/proc/self/status") as f:
+    mapped = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (mapped + (100 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+for mode in ("fast", "shortest"):
+    print(cli.main(["solve", {str(folder)!r}, "--mode", mode, "--threads", "2", "--timeout", "60"]))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    statuses = [line for line in done.stdout.splitlines() if line.startswith("status:")]
+    assert statuses == ["status:        solved: 390 moves, not proven shortest (every solution has at least 1 moves;"
+                        " --mode fast)", "status:        solved: 390 moves, the fewest possible"], done.stdout
+    assert done.stdout.splitlines()[-1] == "0"

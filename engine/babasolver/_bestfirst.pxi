@@ -20,6 +20,31 @@ cdef enum:
     NO_BOUND = 0xFFFF       # depths are 16-bit: a bound at or past this is none
 
 
+cdef inline size_t atom_slots(CoreLevel level, size_t table_bytes) noexcept:
+    """Atom marks per h bucket, within `table_bytes` for all buckets (0: MAX_ATOM_SLOTS)."""
+    cdef size_t slots = min(level.n_atoms, <size_t>MAX_ATOM_SLOTS)
+    if table_bytes:
+        slots = min(slots, table_bytes // H_BUCKETS)
+    return max(slots, <size_t>1)
+
+
+cdef inline size_t pair_bytes(CoreLevel level, int guide, size_t table_bytes) noexcept:
+    """Bytes of the pair marks, if the guide has them and they fit beside the atoms'."""
+    cdef size_t atoms = atom_slots(level, table_bytes) * H_BUCKETS
+    if not (guide == GUIDE_PAIRS or guide == GUIDE_RULE_PAIRS) or not 0 < level.n_pair_atoms <= MAX_PAIR_BYTES:
+        return 0
+    if table_bytes and atoms + level.n_pair_atoms > table_bytes:
+        return 0
+    return level.n_pair_atoms
+
+
+def novelty_table_bytes(CoreLevel level, int guide, size_t table_bytes=0):
+    """Bytes of the novelty tables a BestFirst with `guide` and
+    `table_bytes` allocates on `level` when it starts, outside its store:
+    up to 64 MiB and more on a big level, so a memory budget counts them."""
+    return atom_slots(level, table_bytes) * H_BUCKETS + pair_bytes(level, guide, table_bytes)
+
+
 cdef inline int h_bucket(int h) noexcept nogil:
     return h if h < H_BUCKETS else H_BUCKETS - 1
 
@@ -40,7 +65,10 @@ cdef class BestFirst(Counted):
     With a `width` it is a beam search instead: layer by layer, it expands
     the `width` best children of the last layer by the same order. A state
     is first stored at its shallowest depth among the layers, so solutions
-    are shorter than the greedy search's."""
+    are shorter than the greedy search's.
+
+    `table_bytes` (0: no limit) bounds its novelty tables, allocated when it
+    starts: more atoms are folded onto fewer marks."""
     cdef CoreLevel level
     cdef StateStore store
     cdef Workspace work
@@ -68,7 +96,7 @@ cdef class BestFirst(Counted):
     cdef char thread_gap[CACHE_LINE_GAP]
 
     def __cinit__(self, CoreLevel level, StateStore store, int guide=GUIDE_RULES, int bound=0,
-                  int width=0):
+                  int width=0, size_t table_bytes=0):
         if guide not in (GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS):
             raise ValueError(f"guide must be 0 (blind), 1 (rules), 3 (pairs) or 4 (rules and pairs), "
                              f"not {guide}")
@@ -92,10 +120,10 @@ cdef class BestFirst(Counted):
         self.heap_room = 1 << 12
         safe_realloc(&self.heap_key, self.heap_room)
         safe_realloc(&self.heap_state, self.heap_room)
-        self.atom_slots = min(level.n_atoms, <size_t>MAX_ATOM_SLOTS)
+        self.atom_slots = atom_slots(level, table_bytes)
         safe_realloc(&self.seen_atoms, self.atom_slots * H_BUCKETS)
         memset(self.seen_atoms, 0, self.atom_slots * H_BUCKETS)
-        if (guide == GUIDE_PAIRS or guide == GUIDE_RULE_PAIRS) and 0 < level.n_pair_atoms <= MAX_PAIR_BYTES:
+        if pair_bytes(level, guide, table_bytes):
             safe_realloc(&self.seen_pairs, level.n_pair_atoms)
             memset(self.seen_pairs, 0, level.n_pair_atoms)
         safe_realloc(&self.atoms, level.max_atoms + 1)

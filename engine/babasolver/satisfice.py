@@ -43,13 +43,14 @@ from __future__ import annotations
 
 import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_EXCEPTION, wait
 from dataclasses import dataclass
 from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
-from ._core import BestFirst, CoreSimulation, Expander, SearchOutcome, StateStore
+from ._core import BestFirst, CoreSimulation, Expander, SearchOutcome, StateStore, novelty_table_bytes
 from ._ruleset import CoreLevel, Guide
 from .schedule import CALL_SECONDS, Budget, next_chunk
+from .threads import started_pool
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
 FIRST_PIECE = 16                    # expansions of a search's first call into the core
@@ -88,14 +89,22 @@ class _Racer:
 
     def __init__(self, core_level: CoreLevel, spec: Search, bound: int, expected: int,
                  byte_limit: int = 0) -> None:
-        """MemoryError when its empty table and root take more than
-        `byte_limit` bytes (0: no limit)."""
+        """MemoryError when its novelty tables, empty table and root take
+        more than `byte_limit` bytes (0: no limit)."""
         self.spec = spec
-        self.store: Optional[StateStore] = StateStore(expected, byte_limit=byte_limit)
-        self.search: Optional[BestFirst] = BestFirst(core_level, self.store, spec.guide, bound, spec.width)
+        # Novelty tables take at most half its share: under a tight limit
+        # they fold more atoms onto fewer marks rather than keep the search out.
+        table_limit = byte_limit // 2 if byte_limit else 0
+        self.table_bytes = novelty_table_bytes(core_level, spec.guide, table_limit)
+        if byte_limit and self.table_bytes >= byte_limit:
+            raise MemoryError(f"novelty tables of {self.table_bytes} bytes")
+        store_limit = byte_limit - self.table_bytes if byte_limit else 0
+        self.store: Optional[StateStore] = StateStore(expected, byte_limit=store_limit)
+        self.search: Optional[BestFirst] = BestFirst(core_level, self.store, spec.guide, bound, spec.width,
+                                                     table_limit)
         self.search.add_root()
         self.outcome = SearchOutcome.SEARCH_GOING
-        self.expanded = self.generated = self.stored = 0
+        self.expanded = self.generated = self.stored = self.stored_bytes = 0
         self.piece = FIRST_PIECE            # expansions of its next call into the core (next_chunk)
 
     def run(self, expansions: int = CHUNK_EXPANSIONS) -> int:
@@ -121,7 +130,7 @@ class _Racer:
         except MemoryError:             # its store reached its share of the memory: it proves nothing
             self.outcome = SearchOutcome.SEARCH_DRY
         self.expanded, self.generated = self.search.expanded, self.search.generated
-        self.stored = len(self.store)
+        self.stored, self.stored_bytes = len(self.store), self.memory_bytes
         return self.outcome
 
     def path(self) -> List[int]:
@@ -138,7 +147,8 @@ class _Racer:
 
     @property
     def memory_bytes(self) -> int:
-        return 0 if self.store is None else self.store.memory_bytes
+        """Its store's bytes and its novelty tables'."""
+        return 0 if self.store is None else self.store.memory_bytes + self.table_bytes
 
 
 class Pool:
@@ -208,13 +218,18 @@ class Pool:
         return sum(racer.stored for racer in self.racers.values())
 
     @property
+    def stored_bytes(self) -> int:
+        """Bytes the searches' stores held at their last turn (ended ones too)."""
+        return sum(racer.stored_bytes for racer in self.racers.values())
+
+    @property
     def live_states(self) -> int:
         """States held by the searches that can still go on."""
         return sum(racer.live_states for racer in self.racers.values())
 
     @property
     def memory_bytes(self) -> int:
-        """Bytes held by the stores of the searches that can still go on."""
+        """Bytes held by the searches that can still go on (stores, novelty tables)."""
         return sum(racer.memory_bytes for racer in self.racers.values())
 
     @property
@@ -322,8 +337,11 @@ def race(pool: Pool, portfolio: Sequence[Search], limit: Limit, deadline: Option
         groups = [racers[:1], racers[1:]]
     else:
         groups = [racers[k::n] for k in range(n)]
-    if len(groups) > 1:
-        with ThreadPoolExecutor(len(groups)) as executor:
+    executor, started = started_pool(len(groups)) if len(groups) > 1 else (None, 0)
+    if 1 < started < len(groups):     # fewer threads could start
+        groups = [racers[k::started] for k in range(started)]
+    if executor is not None and started > 1:
+        with executor:
             running = [executor.submit(drive, group, len(groups)) for group in groups]
             try:
                 while not all(future.done() for future in running):
@@ -334,7 +352,9 @@ def race(pool: Pool, portfolio: Sequence[Search], limit: Limit, deadline: Option
             finally:
                 stop.set()           # Ctrl-C or an error: the others stop after their chunk
     else:
-        drive(groups[0], 1, reports=True)
+        if executor is not None:
+            executor.shutdown()
+        drive(racers, 1, reports=True)
     return pool
 
 

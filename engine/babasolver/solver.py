@@ -27,7 +27,6 @@ import os
 import threading
 import time
 from concurrent import futures
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from typing import Callable, Optional, Sequence
 
@@ -41,6 +40,7 @@ from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, 
 from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, PROVE, SATISFICE, SHORTEN, SIGHT_SHARE, Budget, Phase,
                        next_chunk, proof_in_sight)
 from .status import Status
+from .threads import started_pool
 
 SOLVED = Status.SOLVED
 UNSOLVABLE = Status.UNSOLVABLE
@@ -241,6 +241,13 @@ class _Round:
         return tuple(totals)  # type: ignore[return-value]
 
 
+def _banks(core_level: CoreLevel, store: StateStore, threads: int) -> list[list[Expander]]:
+    """The banks of expanders of `_Batches` on `threads` threads."""
+    banks = AHEAD + 1 if threads > 1 else 1
+    parts = PARTS_PER_THREAD * threads if threads > 1 else 1
+    return [[Expander(core_level, store) for _ in range(parts)] for _ in range(banks)]
+
+
 class _Batches:
     """Expansion of batches of states, split over several expanders.
 
@@ -271,13 +278,22 @@ class _Batches:
     begun ahead."""
 
     def __init__(self, core_level: CoreLevel, store: StateStore, threads: int) -> None:
-        self.threads = threads
-        banks = AHEAD + 1 if threads > 1 else 1
-        parts = PARTS_PER_THREAD * threads if threads > 1 else 1
-        self.banks = [[Expander(core_level, store) for _ in range(parts)] for _ in range(banks)]
+        # Fewer threads where no more could start, or where the memory
+        # does not hold a workspace for each part of each bank (a big
+        # level under an address-space limit): one, with one workspace.
+        self.pool, helpers = started_pool(threads - 1)
+        try:
+            self.banks = _banks(core_level, store, helpers + 1)
+        except BaseException as e:
+            if self.pool is not None:
+                self.pool.shutdown()
+                self.pool = None
+            if not isinstance(e, MemoryError) or helpers == 0:
+                raise
+            self.banks = _banks(core_level, store, 1)
+        self.threads = 1 if self.pool is None else helpers + 1
         self.expanders = [e for bank in self.banks for e in bank]
         self.n_actions: int = self.expanders[0].n_actions
-        self.pool = ThreadPoolExecutor(threads - 1) if threads > 1 else None
         self.discounted = [0, 0, 0, 0]      # the counts of parts dropped
         self.ahead: list[_Round] = []       # the batches begun ahead, in order, not inserted
         # Batches from this state on only look for a win: their children
@@ -524,7 +540,8 @@ def _fast(level: Level, core_level: CoreLevel, budget: Budget, threads: int,
     except KeyboardInterrupt:
         stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
         return _interrupted(SearchResult(INTERRUPTED, None, stats), found.solution, started)
-    stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states)
+    stats = SearchStats(expanded=found.expanded, generated=found.generated, unique=found.states,
+                        memory_bytes=found.stored_bytes)
     if found.solution is not None:
         found.release()
         try:

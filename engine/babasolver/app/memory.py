@@ -16,16 +16,21 @@ __all__ = ["total_memory_bytes", "available_memory_bytes", "default_memory_limit
 SEARCH_MEMORY_SHARE = 0.8
 
 
-def _meminfo(field: str) -> Optional[int]:
-    """A field of /proc/meminfo in bytes, or None."""
+def _kib_field(path: str, field: str) -> Optional[int]:
+    """A "Field: N kB" line of a /proc file, in bytes, or None."""
     try:
-        with open("/proc/meminfo", encoding="ascii") as f:
+        with open(path, encoding="ascii") as f:
             for line in f:
                 if line.startswith(field + ":"):
                     return int(line.split()[1]) * 1024
     except (OSError, ValueError, IndexError):
         pass
     return None
+
+
+def _meminfo(field: str) -> Optional[int]:
+    """A field of /proc/meminfo in bytes, or None."""
+    return _kib_field("/proc/meminfo", field)
 
 
 def total_memory_bytes() -> Optional[int]:
@@ -48,16 +53,25 @@ def available_memory_bytes() -> Optional[int]:
 
 def default_search_memory() -> Optional[int]:
     """Bytes a search's stores may hold by default: SEARCH_MEMORY_SHARE of
-    the memory available now, or of this process's address-space cap
-    (a bench worker's) if that is lower; None if neither is known."""
+    the memory available now, or of what this process's address-space cap
+    (a bench worker's) leaves if that is lower; None if neither is known."""
     room = available_memory_bytes()
     try:
         cap = resource.getrlimit(resource.RLIMIT_AS)[0]
     except (ValueError, OSError):
         cap = resource.RLIM_INFINITY
     if cap != resource.RLIM_INFINITY and cap > 0:
+        # The cap counts the address space the program has already
+        # mapped (the interpreter, the level's workspace), which at a cap
+        # of 200 MB was most of it.
+        cap = max(0, cap - _address_space_bytes())
         room = cap if room is None else min(room, cap)
     return None if room is None else int(room * SEARCH_MEMORY_SHARE)
+
+
+def _address_space_bytes() -> int:
+    """This process's mapped address space (VmSize), or 0 if unknown."""
+    return _kib_field("/proc/self/status", "VmSize") or 0
 
 
 def default_memory_limit(workers: int) -> Optional[int]:

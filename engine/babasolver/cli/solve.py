@@ -85,6 +85,11 @@ def _seconds(s: float) -> str:
     return f"{s:.3f} s" if s < 10 else f"{s:.1f} s"
 
 
+def _gigabytes(n: int) -> str:
+    """Bytes in GB, or in MB below 0.1 GB (where two decimals of a GB said 0.00)."""
+    return f"{n / 2**30:.2f} GB" if n >= 2**30 / 10 else f"{n / 2**20:.1f} MB"
+
+
 def explain(result: SearchResult, limits: Limits) -> str:
     """The human explanation of a search's status."""
     status = result.status
@@ -102,7 +107,7 @@ def explain(result: SearchResult, limits: Limits) -> str:
     if status == Status.MEMORY_LIMIT:
         given = f" (--memory {limits.memory:g})" if limits.memory is not None else ""
         return (f"memory limit hit{given}: no solution within {count(result.stats.unique)} states"
-                f" in {result.stats.memory_bytes / 2**30:.2f} GB; the level may still be solvable ({bound})")
+                f" in {_gigabytes(result.stats.memory_bytes)}; the level may still be solvable ({bound})")
     if status == Status.TIME_LIMIT:
         return (f"time limit hit (--timeout {limits.timeout:g}): no solution within "
                 f"{_seconds(result.stats.elapsed)}; the level may still be solvable ({bound})")

@@ -1,0 +1,51 @@
+"""Worker threads that could start (babasolver.threads)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from babasolver.threads import started_pool
+
+
+def test_a_pool_starts_every_thread_asked_for():
+    pool, started = started_pool(3)
+    assert pool is not None and started == 3
+    assert len(pool._threads) == 3            # all up before any work is given
+    assert sorted(pool.map(abs, [-1, -2, -3])) == [1, 2, 3]
+    pool.shutdown()
+    assert started_pool(0) == (None, 0)
+
+
+@pytest.mark.skipif(not hasattr(__import__("resource"), "RLIMIT_AS"), reason="needs an address-space limit")
+def test_under_a_small_address_space_a_pool_settles_for_fewer_threads():
+    """Each thread's stack takes address space: under a cap a
+    ThreadPoolExecutor fails at a submit in the middle of a search
+    (RuntimeError: can't start new thread); started_pool gives fewer."""
+    script = """
+import resource, threading
+from concurrent.futures import ThreadPoolExecutor
+from babasolver.threads import started_pool
+with open("/proc/self/status") as f:
+    mapped = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (mapped + (48 << 20), resource.getrlimit(resource.RLIMIT_AS)[1]))
+pool, started = started_pool(64)
+assert pool is not None and 0 < started < 64, started
+assert sorted(pool.map(abs, range(-10, 0))) == list(range(1, 11))
+pool.shutdown()
+barrier = threading.Barrier(65)
+raw = ThreadPoolExecutor(64)
+try:
+    for _ in range(64):
+        raw.submit(barrier.wait)
+except RuntimeError as e:
+    print("raw:", e)
+    barrier.abort()
+print("started:", started)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    assert "raw: can't start new thread" in done.stdout and "started:" in done.stdout
