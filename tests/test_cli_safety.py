@@ -590,10 +590,11 @@ def test_an_empty_path_is_a_usage_error_not_the_current_folder(capsys, repo_root
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a device where every write fails")
 @pytest.mark.parametrize("argv", [("show", "LEVEL"), ("show", "LEVEL", "--json"), ("check", "LEVEL", "rrrr"),
-                                  ("bench", "LEVEL")])
+                                  ("bench", "LEVEL"), ("--help",), ("--version",), ("solve", "--help")])
 def test_a_full_standard_output_is_named(repo_root, tmp_path, argv):
     """`> /dev/full`: the error names standard output, where it said only
-    "[Errno 28] No space left on device"."""
+    "[Errno 28] No space left on device". argparse dropped the error of
+    --help and --version, which exited 0 having printed nothing."""
     folder = tmp_path / "00"
     shutil.copytree(repo_root / "levels" / "00", folder)
     with open("/dev/full", "w") as full:

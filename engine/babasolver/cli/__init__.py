@@ -36,6 +36,12 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> "NoReturn":  # type: ignore[override]
         raise _UsageError(f"{message} (run '{self.prog} --help' for usage)")
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        # argparse drops a write error: `--help > /dev/full` printed
+        # nothing and exited 0. The command's handling names it instead.
+        if message:
+            (file or sys.stderr).write(message)
+
 
 class _SubcommandParser(_Parser):
     """A subcommand's parser. With ``allow_intermixed = True`` set on it, it
@@ -164,8 +170,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         sys.stdout, sys.stderr = stdout, stderr
 
 
-def _main(argv: Optional[Sequence[str]]) -> int:
-    _tolerate_narrow_encodings()
+def _run(argv: Optional[Sequence[str]]) -> int:
+    """Parse and run the command; its exit status."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -179,8 +185,17 @@ def _main(argv: Optional[Sequence[str]]) -> int:
         _error(f"choose a command: {', '.join(c.__name__.rsplit('.', 1)[-1] for c in COMMANDS)}"
                f" (run '{PROG} --help' for usage)")
         return EXIT_ERROR
+    return int(run(args) or 0)
+
+
+def _main(argv: Optional[Sequence[str]]) -> int:
+    _tolerate_narrow_encodings()
     try:
-        return int(run(args) or 0)
+        status = _run(argv)
+        # A short output (--help to /dev/full) is still buffered: its
+        # write error shows here, where at exit it was lost and the status 0.
+        sys.stdout.flush()
+        return status
     except BabaError as e:
         _error(str(e))
         return EXIT_ERROR
