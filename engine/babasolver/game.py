@@ -115,6 +115,12 @@ def _frame(sim: Any, turn: int, action: Optional[int]) -> Frame:
                  bool(sim.won), bool(sim.dead), sim.illegal)
 
 
+def refuser(rules: str) -> str:
+    """Who cannot play an illegal turn: the judge's own limits under keke
+    rules (RULES.md), the engine's under baba rules (the game plays every turn)."""
+    return "the judge" if rules == "keke" else "the engine"
+
+
 @dataclass
 class Replay:
     """How a sequence of actions plays out. It stops at the first win or at
@@ -127,6 +133,8 @@ class Replay:
     dead: bool = False                   # no YOU and no MOVE object at the end
     frames: List[Frame] = field(default_factory=list)   # every frame, with keep_frames
     last: Optional[Frame] = None         # the position where the replay stopped
+    rules: str = "keke"                  # the level's rule set: who cannot play a turn
+
 
     @property
     def won(self) -> bool:
@@ -136,7 +144,7 @@ class Replay:
         """One line: how the replay of `total` actions ended."""
         end = ending(self.won_at, self.illegal_at, total)
         if self.illegal_at is not None:
-            return f"{end}: the judge cannot play it ({self.illegal})"
+            return f"{end}: {refuser(self.rules)} cannot play it ({self.illegal})"
         if end is not None:
             return end
         return f"does not win ({self.played} steps played; dead: {'yes' if self.dead else 'no'})"
@@ -160,7 +168,7 @@ def replay(level: Level, actions: Iterable[int], keep_frames: bool = False,
     simulation (the pure-Python `reference.ReferenceSimulation` plays the
     same game)."""
     sim = engine(level)
-    result = Replay()
+    result = Replay(rules=level.rules)
     if keep_frames:
         result.frames.append(_frame(sim, 0, None))
     for turn, action in enumerate(actions, start=1):
