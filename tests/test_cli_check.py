@@ -220,3 +220,18 @@ def test_check_subprocess(repo_root):
     assert bad.stderr.count("\n") == 1 and bad.stderr.startswith("baba: error: ")
     assert "position 2" in bad.stderr
     assert "Traceback" not in bad.stderr
+
+
+def test_after_a_double_dash_every_argument_is_a_path_or_a_solution(capsys, tmp_path, level00, monkeypatch):
+    """`check -- -lv r`: the intermixed parse of check and show read an
+    argument after "--" as an option (`show -- --id`: "expected one argument")."""
+    odd = tmp_path / "--id"
+    shutil.copytree(level00, odd)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, "check", "--", "--id", "rrrrrrrr")
+    assert code == 0 and "wins at step 8 of 8" in out, err
+    code, out, err = run(capsys, "show", "--", "--id")
+    assert code == 0 and "B12" in out, err
+    code, out, err = run(capsys, "check", "--", "--nothing", "r")
+    assert_one_line_error(code, out, err)
+    assert "--nothing: no such level folder or file" in err

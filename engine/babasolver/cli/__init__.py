@@ -53,7 +53,9 @@ class _SubcommandParser(_Parser):
     _intermixing = False
 
     def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
-        if not self.allow_intermixed or self._intermixing:
+        # After "--" every argument is positional, which the intermixed
+        # parse gets wrong: `show -- --id` read --id as the option.
+        if not self.allow_intermixed or self._intermixing or (args is not None and "--" in args):
             return super().parse_known_args(args, namespace)
         self._intermixing = True
         try:
