@@ -84,7 +84,8 @@ def test_a_baba_turn_that_forms_more_rules_than_the_table_cannot_be_played():
 
 def test_a_level_too_large_for_the_memory_is_one_line(capsys, repo_root, tmp_path, monkeypatch):
     """A workspace the memory cannot hold (20,000 objects and 4,000 `is`
-    texts asked for 1.3 GB) printed a MemoryError traceback."""
+    texts asked for 1.3 GB) printed a MemoryError traceback; the line names
+    the level, as other level errors do."""
     from dataclasses import replace
 
     from babasolver.rulesets import RULE_SETS
@@ -101,7 +102,7 @@ def test_a_level_too_large_for_the_memory_is_one_line(capsys, repo_root, tmp_pat
     for argv in (("show", level, "rr"), ("check", level, "rr"), ("solve", level, "--json")):
         code, out, err = run_cli(capsys, *argv)
         assert_one_line_error(code, out, err)
-        assert err == "baba: error: out of memory (could not allocate 1287069856 bytes)\n"
+        assert err == f"baba: error: {level}: out of memory (could not allocate 1287069856 bytes)\n"
 
 
 @pytest.mark.skipif(not hasattr(__import__("resource"), "RLIMIT_AS"), reason="needs an address-space limit")

@@ -187,7 +187,14 @@ def _run(argv: Optional[Sequence[str]]) -> int:
         _error(f"choose a command: {', '.join(c.__name__.rsplit('.', 1)[-1] for c in COMMANDS)}"
                f" (run '{PROG} --help' for usage)")
         return EXIT_ERROR
-    return int(run(args) or 0)
+    try:
+        return int(run(args) or 0)
+    except MemoryError as e:
+        level = getattr(args, "level", None)        # bench and solve --all name theirs in their rows
+        if level is not None and not getattr(args, "all", False):
+            level_id = getattr(args, "level_id", None)
+            e.level = f"{level}#{level_id}" if level_id is not None else str(level)  # type: ignore[attr-defined]
+        raise
 
 
 def _main(argv: Optional[Sequence[str]]) -> int:
@@ -213,7 +220,9 @@ def _main(argv: Optional[Sequence[str]]) -> int:
     except MemoryError as e:
         # Outside a search, which reports its own memory limit: a huge
         # level's workspace, say.
-        _error(f"out of memory ({e})" if str(e) else "out of memory")
+        what = f"out of memory ({e})" if str(e) else "out of memory"
+        level = getattr(e, "level", None)
+        _error(f"{level}: {what}" if level else what)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print(f"{PROG}: {stopping.message()}", file=sys.stderr)
