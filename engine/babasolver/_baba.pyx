@@ -360,7 +360,7 @@ cdef class GameLevel(CoreLevel):
         work.set_root()
         read_rules(board, &work.pos, work.head, work.next_on_cell, &self.root_rules)
         if self.root_rules.overflow:
-            raise ValueError(f"level has too many rules for the engine: its texts form more than {G_MAX_RULES:,}"
+            raise ValueError(f"level has too many rules for the engine: its texts form more than {G_MAX_RULES}"
                              " rules at once (stacked texts combine), and the engine reads up to that many")
 
     cdef Workspace workspace(self):
@@ -924,6 +924,6 @@ cdef class GameWorkspace(Workspace):
 
     cdef str illegal_reason(self):
         if self.illegal_kind == ILLEGAL_RULES:
-            return f"the turn would form more than the {G_MAX_RULES:,} rules the engine reads"
+            return f"the turn would form more than the {G_MAX_RULES} rules the engine reads"
         return (f"the turn would make more than the {self.level.board.capacity} things the engine holds"
                 " for this level")

@@ -99,7 +99,7 @@ cdef class JudgeLevel(CoreLevel):
         most_rules = min(2 * geo.n_is, geo.n_text_kinds * geo.n_text_kinds)
         if most_rules > MAX_RULES:
             raise ValueError(f"level has too many rules for the engine: its {geo.n_is} 'is' texts and "
-                             f"{geo.n_text_kinds} kinds of text can form {most_rules:,} rules at once, and the engine "
+                             f"{geo.n_text_kinds} kinds of text can form {most_rules} rules at once, and the engine "
                              f"reads up to {MAX_RULES}")
         geo.is_things = <int*>self.mem.alloc(geo.n_is + 1, sizeof(int))
         for i, t in enumerate(is_things):
