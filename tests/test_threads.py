@@ -49,3 +49,24 @@ print("started:", started)
                           env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
     assert done.returncode == 0, done.stderr
     assert "raw: can't start new thread" in done.stdout and "started:" in done.stdout
+
+
+def test_a_ctrl_c_while_the_threads_start_leaves_none_waiting(monkeypatch):
+    """A KeyboardInterrupt in the main thread's wait at the barrier must
+    release the started threads: they are joined at exit, which would hang."""
+    import threading
+
+    from babasolver import threads
+
+    real_wait = threading.Barrier.wait
+
+    def interrupted(self, timeout=None):
+        if threading.current_thread() is threading.main_thread():
+            raise KeyboardInterrupt
+        return real_wait(self, timeout)
+
+    monkeypatch.setattr(threading.Barrier, "wait", interrupted)
+    before = threading.active_count()
+    with pytest.raises(KeyboardInterrupt):
+        threads.started_pool(3)
+    assert threading.active_count() == before      # every started thread has ended

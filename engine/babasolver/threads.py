@@ -30,8 +30,13 @@ def _start(workers: int) -> Tuple[ThreadPoolExecutor, int]:
             started += 1
     except RuntimeError:
         barrier.abort()           # the started ones return (BrokenBarrierError, in their futures)
-    else:
+        return pool, started
+    try:
         barrier.wait()
+    except BaseException:         # Ctrl-C: no thread may wait at the barrier for ever (exit would hang)
+        barrier.abort()
+        pool.shutdown()
+        raise
     return pool, started
 
 
