@@ -13,7 +13,7 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from . import tiles
 from ._core import CoreSimulation
 from .level import Level
-from .rulesets import core_level
+from .rulesets import DEFAULT_RULES, core_level, rule_set
 from .notation import Action, Facing
 
 ObjectView = Tuple[int, int, int, int, bool]     # tile, x, y, facing, hidden
@@ -115,12 +115,6 @@ def _frame(sim: Any, turn: int, action: Optional[int]) -> Frame:
                  bool(sim.won), bool(sim.dead), sim.illegal)
 
 
-def refuser(rules: str) -> str:
-    """Who cannot play an illegal turn: the judge's own limits under keke
-    rules (RULES.md), the engine's under baba rules (the game plays every turn)."""
-    return "the judge" if rules == "keke" else "the engine"
-
-
 @dataclass
 class Replay:
     """How a sequence of actions plays out. It stops at the first win or at
@@ -133,8 +127,7 @@ class Replay:
     dead: bool = False                   # no YOU and no MOVE object at the end
     frames: List[Frame] = field(default_factory=list)   # every frame, with keep_frames
     last: Optional[Frame] = None         # the position where the replay stopped
-    rules: str = "keke"                  # the level's rule set: who cannot play a turn
-
+    rules: str = DEFAULT_RULES           # the level's rule set: who cannot play a turn
 
     @property
     def won(self) -> bool:
@@ -144,7 +137,7 @@ class Replay:
         """One line: how the replay of `total` actions ended."""
         end = ending(self.won_at, self.illegal_at, total)
         if self.illegal_at is not None:
-            return f"{end}: {refuser(self.rules)} cannot play it ({self.illegal})"
+            return f"{end}: {rule_set(self.rules).refuser} cannot play it ({self.illegal})"
         if end is not None:
             return end
         return f"does not win ({self.played} steps played; dead: {'yes' if self.dead else 'no'})"

@@ -30,6 +30,7 @@ class RuleSet:
     words: Tuple[str, ...]                  # the property words it implements
     make_level: Callable[..., CoreLevel]    # (width, height, grid, facings) -> its Cython level
     reference: str                          # module:class of its pure-Python engine
+    refuser: str                            # who cannot play an illegal turn, in messages
 
     def reference_engine(self) -> Callable[[Any], Any]:
         """The pure-Python engine's class (imported on demand: tests and
@@ -47,6 +48,7 @@ RULE_SETS: Dict[str, RuleSet] = {
         words=tuple(_judge.PROPERTY_BITS),
         make_level=_judge.JudgeLevel,
         reference=".reference:ReferenceSimulation",
+        refuser="the judge",                # the turns the judge cannot play (RULES.md)
     ),
     _baba.NAME: RuleSet(
         name=_baba.NAME,
@@ -54,6 +56,7 @@ RULE_SETS: Dict[str, RuleSet] = {
         words=tuple(_baba.PROPERTY_BITS),
         make_level=_baba.GameLevel,
         reference=".reference_baba:BabaReferenceSimulation",
+        refuser="the engine",               # the game plays every turn: only the engine's limits refuse one
     ),
 }
 

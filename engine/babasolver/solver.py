@@ -284,13 +284,16 @@ class _Batches:
         self.pool, helpers = started_pool(threads - 1)
         try:
             self.banks = _banks(core_level, store, helpers + 1)
-        except BaseException as e:
+        except MemoryError:
+            if self.pool is None:
+                raise
+            self.pool.shutdown()
+            self.pool = None
+            self.banks = _banks(core_level, store, 1)
+        except BaseException:               # Ctrl-C: the threads would wait for work for ever
             if self.pool is not None:
                 self.pool.shutdown()
-                self.pool = None
-            if not isinstance(e, MemoryError) or helpers == 0:
-                raise
-            self.banks = _banks(core_level, store, 1)
+            raise
         self.threads = 1 if self.pool is None else helpers + 1
         self.expanders = [e for bank in self.banks for e in bank]
         self.n_actions: int = self.expanders[0].n_actions

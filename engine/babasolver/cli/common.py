@@ -165,9 +165,7 @@ def write_utf8(data: bytes, flush: bool = True) -> None:
         sys.stdout.flush()
         buffer.write(data)
     if flush:
-        sys.stdout.flush()
-        if buffer is not None:
-            buffer.flush()
+        sys.stdout.flush()              # a text stream flushes its buffer too
 
 
 def best_so_far(best: Optional[int]) -> str:

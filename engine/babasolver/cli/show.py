@@ -14,9 +14,10 @@ from ..app.replaying import FrameStream
 from ..app.tasks import input_files, load_one
 from ..errors import BabaError
 from ..files import check_output
-from ..game import Frame, refuser, rule_text
+from ..game import Frame, rule_text
 from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
+from ..rulesets import rule_set
 from .common import (
     EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, delay_seconds, json_utf8, path_argument,
     safe, step_number, write_utf8,
@@ -108,7 +109,7 @@ def _frame_text(level: Level, frame: "Frame", total: int) -> str:
     what = "start" if frame.action is None else Action(frame.action).word
     header = f"step {frame.turn} of {total}: {what}"
     if frame.illegal is not None:
-        header += f"  ({refuser(level.rules)} cannot play this turn: {frame.illegal})"
+        header += f"  ({rule_set(level.rules).refuser} cannot play this turn: {frame.illegal})"
     elif frame.won:
         header += "  (won)"
     elif frame.dead:
