@@ -176,3 +176,42 @@ def test_progress_comes_every_progress_every_in_every_phase(levels, mode):
     if mode != "fast":
         assert len(reports) > len(racing)
     _agrees(result)
+
+
+@pytest.mark.parametrize("sizes, flat", [
+    ([1, 4], False), ([1, 4, 9, 18], False), ([5, 300, 330, 340], True),
+    ([1, 900, 1000, 800], True), ([1, 100, 120, 132], True), ([1, 100, 120, 133], False)])
+def test_layers_are_flat_when_the_last_two_grew_little(sizes, flat):
+    assert schedule.layers_flat(sizes) is flat
+
+
+# Unsolvable: the flag is walled off, the walls are STOP and their rule out of
+# reach. 42,832 states; breadth-first layers peak near 4,000 at depth 21.
+WALLED_OFF = make_level([
+    "B12..F13..W16",
+    ".............",
+    ".wwwwwwwwwww.",
+    ".w.........w.",
+    ".w.r...r...w.",
+    ".w....b....w.",
+    ".w.........w.",
+    ".wwwwwwwwwww.",
+    ".....wwwww...",
+    "R15..wfw.....",
+    ".....wwwww...",
+], "walled off")
+
+
+def test_breadth_first_search_takes_turns_with_the_race_once_its_layers_stop_growing():
+    """Mode both's first phase stops (at a tenth of the states) where the
+    layers have flattened: breadth-first search then takes turns with the
+    race and proves the level unsolvable in that phase, having seen every
+    state. Before, the race ran alone until its stores ran out of states
+    (here) or its greedy search saw every state, and breadth-first search
+    went on only after it."""
+    whole = solver.solve(WALLED_OFF, mode="shortest", threads=1)
+    assert whole.status == Status.UNSOLVABLE and whole.stats.unique == 42_832
+    result = solver.solve(WALLED_OFF, mode="both", max_states=300_000, threads=1, timeout=None)
+    assert result.status == Status.UNSOLVABLE and result.proven_shortest
+    assert result.proved_by == schedule.SATISFICE.name
+    assert (result.stats.unique, result.stats.depth) == (whole.stats.unique, whole.stats.depth)

@@ -374,19 +374,19 @@ def level_01(repo_root):
 def test_ctrl_c_in_the_bounded_breadth_first_search_is_no_limit(monkeypatch, level_01, tmp_path):
     """Breadth-first search after the first solution used to report Ctrl-C
     as the limit that stopped it, and the run as solved, and wrote it."""
-    real = solver.first_solution
+    real = solver._race_beside
     found = []
 
-    def first_solution(*args, **kwargs):
-        pool = real(*args, **kwargs)
+    def race_beside(search, pool, *args, **kwargs):
+        decided = real(search, pool, *args, **kwargs)
         found.append(pool.solution)
-        return pool
+        return decided
 
     def progress(stats):
         if found and not stats.satisficing:        # breadth-first search again, bounded by the solution
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(solver, "first_solution", first_solution)
+    monkeypatch.setattr(solver, "_race_beside", race_beside)
     folder = tmp_path / "01"
     folder.mkdir()
     result = solve_level(level_01, Limits(timeout=20), progress=progress, progress_every=0.05, folder=folder)

@@ -35,10 +35,10 @@ from ._ruleset import CoreLevel
 from .rulesets import core_level
 from .level import Level
 from .notation import Action, to_arrows, to_keke
-from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, first_solution, improve, race, shorten,
+from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, improve, race, shorten,
                         splice_from_store)
-from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, PROVE, SATISFICE, SHORTEN, SIGHT_SHARE, Budget, Phase,
-                       next_chunk, proof_in_sight)
+from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, MIN_TURN, PROVE, SATISFICE, SHORTEN, SIGHT_SHARE, Budget,
+                       Phase, layers_flat, next_chunk, proof_in_sight)
 from .status import Status
 from .threads import started_pool
 
@@ -574,12 +574,15 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", budget: 
     phases of the schedule (babasolver.schedule)."""
     started = budget.started
     budget.enter(SATISFICE)
+    found = Pool(core_level, on_tick=_race_progress(search.progress, started, search),
+                 tick_every=search.progress_every)
     try:
-        found = first_solution(core_level, budget, budget.until(SATISFICE), threads,
-                               on_tick=_race_progress(search.progress, started, search),
-                               tick_every=search.progress_every)
+        decided = _race_beside(search, found, budget, threads)
     except KeyboardInterrupt:
         return search.finish(INTERRUPTED)
+    if decided is not None:
+        decided.satisficing_states = found.states
+        return decided
     if found.exhausted:
         result = search.finish(UNSOLVABLE)
         result.satisficing_states = found.states
@@ -634,6 +637,37 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", budget: 
     result.proved_by = SHORTEN.name if result.proven_shortest else None
     result.stats.elapsed = time.perf_counter() - started
     return result
+
+
+def _race_beside(search: "_BreadthFirst", pool: Pool, budget: Budget, threads: int) -> Optional[SearchResult]:
+    """The satisfice phase: the race of FIRST_SEARCHES until its time, its
+    states or its first solution. While breadth-first layers do not grow
+    (`layers_flat`), breadth-first search takes turns with the race, each
+    as long as its first phase ran: its result when it wins or sees every
+    state on its turn, else None (the race's outcome is in `pool`)."""
+    end = budget.until(SATISFICE)
+    turn = max(MIN_TURN, search.seconds)
+    taking_turns = layers_flat(search.layer_sizes)
+    while True:
+        race_until = _earlier(end, time.perf_counter() + turn) if taking_turns else end
+        expanded = pool.expanded
+        race(pool, FIRST_SEARCHES, budget, race_until, threads)
+        racing = any(racer.outcome == SearchOutcome.SEARCH_GOING for racer in pool.racers.values())
+        if (not taking_turns or pool.solution is not None or pool.exhausted or pool.out_of_states
+                or not racing or (end is not None and time.perf_counter() >= end)):
+            return None
+        head = search.head
+        search.phase = SATISFICE
+        result = search.run(_earlier(end, time.perf_counter() + turn), final=budget.deadline)
+        if result is not None and result.status in (SOLVED, UNSOLVABLE, INTERRUPTED):
+            return result
+        # At a limit, or with no room left for either search, the race goes on alone.
+        stuck = search.head == head and pool.expanded == expanded
+        taking_turns = result is None and not stuck and layers_flat(search.layer_sizes)
+
+
+def _earlier(deadline: Optional[float], other: float) -> float:
+    return other if deadline is None else min(deadline, other)
 
 
 def _better(by: Phase, solution: list[int], phase: Phase, candidate: Optional[list[int]]) -> tuple[Phase, list[int]]:
