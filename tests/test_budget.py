@@ -178,11 +178,23 @@ def test_progress_comes_every_progress_every_in_every_phase(levels, mode):
     _agrees(result)
 
 
-@pytest.mark.parametrize("sizes, flat", [
-    ([1, 4], False), ([1, 4, 9, 18], False), ([5, 300, 330, 340], True),
-    ([1, 900, 1000, 800], True), ([1, 100, 120, 132], True), ([1, 100, 120, 133], False)])
-def test_layers_are_flat_when_the_last_two_grew_little(sizes, flat):
-    assert schedule.layers_flat(sizes) is flat
+def _layers(*growth: float) -> list[int]:
+    sizes = [1, 4, 12]
+    for g in growth:
+        sizes.append(round(sizes[-1] * g))
+    return sizes
+
+
+@pytest.mark.parametrize("sizes, near", [
+    ([1, 4], False), (_layers(2.0, 1.9, 1.8), False),
+    (_layers(1.5, 1.2, 1.1, 1.1), True),                 # flat
+    (_layers(1.5, 1.2, 1.0, 0.8), True),                 # shrinking
+    (_layers(1.6, 1.52, 1.44, 1.36, 1.28, 1.2), True),   # 1.24 over two, falling 0.08 a layer
+    (_layers(1.6, 1.58, 1.56, 1.54, 1.52, 1.5), False),  # falling 0.02 a layer: 1 is 25 away
+    (_layers(1.3, 1.05, 1.39, 1.04, 1.36, 1.05, 1.39, 1.15), False),   # full_biy 162: odd and even
+    (_layers(1.2, 1.25, 1.3, 1.35, 1.4), False)])        # rising
+def test_layers_are_near_their_peak_when_growth_is_low_or_falls_fast(sizes, near):
+    assert schedule.near_peak(sizes) is near
 
 
 # Unsolvable: the flag is walled off, the walls are STOP and their rule out of

@@ -13,8 +13,8 @@ breadth-first  0.1 of the    0.1 of the      a solution, or every state seen (un
                at most 1 s   bytes
 satisfice      0.8 of the    0.8 of what     a solution: improve; a greedy search saw every state:
                budget        breadth-first   unsolvable, done; else, at its time or states:
-                             leaves          prove, with no solution to prove. When breadth-first
-                                             layers have stopped growing, breadth-first search
+                             leaves          prove, with no solution to prove. While breadth-first
+                                             layers are near their peak, breadth-first search
                                              takes turns with the race, and its win or its last
                                              state (unsolvable) ends the phase: done
 improve        0.3 of the    all             at its time: prove
@@ -38,10 +38,12 @@ three phases after the first solution divide what the first two left. A
 proof is in sight when the solution is at most PROOF_GAP moves deeper than
 breadth-first search has reached, and breadth-first search, its layers
 growing as the last one did, would store LAYERS_AHEAD more of them within
-SIGHT_SHARE of the time left. Breadth-first layers have stopped growing
-when the last two grew by at most FLAT_GROWTH each (`layers_flat`): then
-the search may end soon, so in the satisfice phase it takes turns with the
-race, each as long as its first phase ran (at least MIN_TURN seconds).
+SIGHT_SHARE of the time left. Breadth-first layers are near their peak
+when the last two grew by at most FLAT_GROWTH each, or when their growth
+has been falling and, falling on as it did over the last PEAK_SPAN
+layers, stops within PEAK_LAYERS more (`near_peak`): then the search may
+end soon, so in the satisfice phase it takes turns with the race, each as
+long as its first phase ran (at least MIN_TURN seconds).
 
 Every phase's searches, with the stores the earlier phases left, hold at
 most `max_states` states and `memory` bytes together, at every moment: a
@@ -58,8 +60,9 @@ from typing import Callable, List, Optional, Protocol, Sequence, Tuple
 
 __all__ = ["CALL_SECONDS", "next_chunk",
            "Phase", "SCHEDULE", "FIRST_BFS", "SATISFICE", "IMPROVE", "PROVE", "IMPROVE_MORE", "SHORTEN",
-           "BUDGET", "LEFT", "PROOF_GAP", "LAYERS_AHEAD", "SIGHT_SHARE", "FLAT_GROWTH", "MIN_TURN",
-           "Budget", "Grant", "proof_in_sight", "layers_flat"]
+           "BUDGET", "LEFT", "PROOF_GAP", "LAYERS_AHEAD", "SIGHT_SHARE", "FLAT_GROWTH", "PEAK_SPAN", "PEAK_LAYERS",
+           "MIN_TURN",
+           "Budget", "Grant", "proof_in_sight", "near_peak"]
 
 #: What a phase's time share is a share of.
 BUDGET = "budget"          # the whole timeout
@@ -90,7 +93,7 @@ SATISFICE = Phase(
     "satisfice", 0.8, BUDGET, 0.8,
     moves_on="a solution: improve; a greedy search saw every state: unsolvable; "
              "its time or states: prove, with no solution; breadth-first search, taking turns "
-             "with the race while its layers do not grow, wins or sees every state: done")
+             "with the race while its layers are near their peak, wins or sees every state: done")
 IMPROVE = Phase(
     # The narrowest beams: cheap, and a shorter solution is easier to prove.
     "improve", 0.3, LEFT, 1.0, moves_on="its time: prove")
@@ -117,23 +120,43 @@ LAYERS_AHEAD = 2
 #: ... within this share of the time left.
 SIGHT_SHARE = 0.5
 
-#: Breadth-first layers have stopped growing when the last two grew by at
-#: most this factor each, on average. An unsolvable level's layers grow,
-#: flatten and shrink to nothing: on a small one, breadth-first search
-#: proved it in 1.8 s, while the greedy search, sharing two threads with
-#: the beams, took 10 s, so mode both was 5.7 times slower than mode
-#: shortest. At the end of the first phase the 26 full_biy levels that get
-#: past it grow by 1.16-3.2 a layer, except 190 (1.12), which the race has
-#: never solved either.
+#: Breadth-first layers are near their peak when the last two grew by at
+#: most this factor each, on average ...
 FLAT_GROWTH = 1.15
+#: ... or when their growth, falling on at its average rate over the last
+#: PEAK_SPAN layers, falls to 1 within PEAK_LAYERS more.
+#: An unsolvable level's layers grow, peak and shrink to nothing. On a
+#: small one, breadth-first search proved it in 1.8 s, but the greedy
+#: search, sharing two threads with the beams, took 10 s, so mode both
+#: was 5.7 times slower than mode shortest. At the end of the first phase
+#: the 26 full_biy levels that get past it are not near their peak by
+#: either test (the closest, 87, grows by 1.16 a layer, falling 0.02 a
+#: layer: 7.5 layers from 1), except 190 (flat, 1.12), which no search
+#: solves in 10 s. Slower falls are left to the race: on a generated
+#: unsolvable level whose growth fell 0.036 a layer (1.24 over two, 7
+#: layers from 1), mode both took 39 s and mode shortest 10 s.
+PEAK_SPAN = 3
+PEAK_LAYERS = 5
 #: The shortest turn of breadth-first search in the race (seconds).
 MIN_TURN = 0.1
 
 
-def layers_flat(sizes: Sequence[int]) -> bool:
-    """Whether breadth-first layers of these sizes (the root's first) have
-    stopped growing (see FLAT_GROWTH)."""
-    return len(sizes) >= 3 and sizes[-1] <= FLAT_GROWTH ** 2 * sizes[-3]
+def near_peak(sizes: Sequence[int]) -> bool:
+    """Whether breadth-first layers of these sizes (the root's first) are
+    near their peak (see FLAT_GROWTH and PEAK_LAYERS). A layer's growth is
+    taken over two layers, as many levels' layers alternate between odd
+    and even depths (full_biy 162 grows by 1.05 and 1.39 in turn)."""
+    def growth(i: int) -> float:
+        return float((sizes[i] / max(1, sizes[i - 2])) ** 0.5)
+    if len(sizes) < 3:
+        return False
+    if growth(len(sizes) - 1) <= FLAT_GROWTH:
+        return True
+    if len(sizes) < 2 * PEAK_SPAN + 3:     # the first layers' growth says little
+        return False
+    first, last = growth(len(sizes) - 1 - PEAK_SPAN), growth(len(sizes) - 1)
+    fall = (first - last) / PEAK_SPAN
+    return fall > 0 and last - 1 <= PEAK_LAYERS * fall
 
 
 class Holder(Protocol):

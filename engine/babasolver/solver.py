@@ -38,7 +38,7 @@ from .notation import Action, to_arrows, to_keke
 from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, improve, race, shorten,
                         splice_from_store)
 from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, MIN_TURN, PROVE, SATISFICE, SHORTEN, SIGHT_SHARE, Budget,
-                       Phase, layers_flat, next_chunk, proof_in_sight)
+                       Phase, near_peak, next_chunk, proof_in_sight)
 from .status import Status
 from .threads import started_pool
 
@@ -641,13 +641,14 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", budget: 
 
 def _race_beside(search: "_BreadthFirst", pool: Pool, budget: Budget, threads: int) -> Optional[SearchResult]:
     """The satisfice phase: the race of FIRST_SEARCHES until its time, its
-    states or its first solution. While breadth-first layers do not grow
-    (`layers_flat`), breadth-first search takes turns with the race, each
-    as long as its first phase ran: its result when it wins or sees every
-    state on its turn, else None (the race's outcome is in `pool`)."""
+    states or its first solution. While breadth-first layers are near
+    their peak (`near_peak`), breadth-first search takes turns with the
+    race, each as long as its first phase ran: its result when it wins or
+    sees every state on its turn, else None (the race's outcome is in
+    `pool`)."""
     end = budget.until(SATISFICE)
     turn = max(MIN_TURN, search.seconds)
-    taking_turns = layers_flat(search.layer_sizes)
+    taking_turns = near_peak(search.layer_sizes)
     while True:
         race_until = _earlier(end, time.perf_counter() + turn) if taking_turns else end
         expanded = pool.expanded
@@ -663,7 +664,7 @@ def _race_beside(search: "_BreadthFirst", pool: Pool, budget: Budget, threads: i
             return result
         # At a limit, or with no room left for either search, the race goes on alone.
         stuck = search.head == head and pool.expanded == expanded
-        taking_turns = result is None and not stuck and layers_flat(search.layer_sizes)
+        taking_turns = result is None and not stuck and near_peak(search.layer_sizes)
 
 
 def _earlier(deadline: Optional[float], other: float) -> float:
