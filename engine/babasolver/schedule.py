@@ -61,8 +61,7 @@ from typing import Callable, List, Optional, Protocol, Sequence, Tuple
 __all__ = ["CALL_SECONDS", "next_chunk",
            "Phase", "SCHEDULE", "FIRST_BFS", "SATISFICE", "IMPROVE", "PROVE", "IMPROVE_MORE", "SHORTEN",
            "BUDGET", "LEFT", "PROOF_GAP", "LAYERS_AHEAD", "SIGHT_SHARE", "FLAT_GROWTH", "PEAK_SPAN", "PEAK_LAYERS",
-           "MIN_TURN",
-           "Budget", "Grant", "proof_in_sight", "near_peak"]
+           "MIN_TURN", "Budget", "Grant", "proof_in_sight", "near_peak"]
 
 #: What a phase's time share is a share of.
 BUDGET = "budget"          # the whole timeout
