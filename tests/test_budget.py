@@ -3,6 +3,8 @@ states and bytes of all the searches' stores together, hold at every
 moment; a result's status and its proof never disagree."""
 from __future__ import annotations
 
+import time
+
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -227,3 +229,30 @@ def test_breadth_first_search_takes_turns_with_the_race_once_its_layers_stop_gro
     assert result.status == Status.UNSOLVABLE and result.proven_shortest
     assert result.proved_by == schedule.SATISFICE.name
     assert (result.stats.unique, result.stats.depth) == (whole.stats.unique, whole.stats.depth)
+
+
+def test_breadth_first_search_stops_short_of_a_table_doubling_that_would_end_past_its_deadline(monkeypatch):
+    """Doubling the table pauses the search while every state is rehashed,
+    in the core, where no deadline is looked at (3 s at 54 million
+    states): --timeout 30 ran 32 s. When the last doubling's pause says the
+    next would end past the deadline, the search stops before it."""
+    monkeypatch.setattr(solver, "INITIAL_TABLE_STATES", 1024)
+    core = solver.core_level(WALLED_OFF)
+    search = solver._BreadthFirst(core, Budget(None, 10_000_000), 1, None, 0.5)
+    try:
+        slots = search.store.table_slots
+        search.rehash_seconds_per_state = 10.0      # as if measured: hours for the next doubling
+        deadline = time.perf_counter() + 3600
+        result = search.run(deadline, final=deadline)
+        assert result is not None and result.status == Status.TIME_LIMIT
+        assert search.store.table_slots == slots and search.store.states_before_grow < search.n_actions
+        assert result.lower_bound == result.stats.depth + 1
+    finally:
+        search.close()
+    # Without a deadline nothing stops it: the doubling only takes time.
+    search = solver._BreadthFirst(core, Budget(None, 10_000_000), 1, None, 0.5)
+    try:
+        search.rehash_seconds_per_state = 10.0
+        assert search.run(None).status == Status.UNSOLVABLE
+    finally:
+        search.close()

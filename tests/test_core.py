@@ -340,6 +340,18 @@ def test_the_table_doubles_as_the_states_fill_it():
     assert 5000 <= 0.8 * slots[-1] < 10000
 
 
+def test_the_store_counts_the_states_it_takes_before_its_table_doubles():
+    # Breadth-first search stops short of a doubling that would end past its deadline.
+    store = StateStore(16)
+    for k in range(5000):
+        before, slots = store.states_before_grow, store.table_slots
+        store.add(k.to_bytes(2, "little"))
+        assert (store.table_slots == 2 * slots) == (before == 0)
+        assert store.table_slots in (slots, 2 * slots)
+        if before:
+            assert store.states_before_grow == before - 1
+
+
 def test_store_keeps_parents_and_rebuilds_paths():
     store = StateStore()
     assert store.add(b"root") == 0

@@ -203,6 +203,12 @@ cdef class StateStore:
                 + (self.count >> BLOCK_SHIFT) * sizeof(uint64_t)
                 + (self.slot_mask + 1) * SLOT_BYTES)
 
+    cdef inline size_t grow_after(self) noexcept nogil:
+        """The most states the table holds before it doubles: its load
+        stays at most 4/5, so that with the tags a longer probe mostly
+        stays in the cache line it started in."""
+        return (self.slot_mask + 1) * 4 // 5
+
     cdef inline bint over_limit(self, size_t more) noexcept nogil:
         """Whether `more` bytes would take the store past its limit. The
         exact sum is made only once the bytes since the last one could
@@ -345,9 +351,7 @@ cdef class StateStore:
         self.set_parent(index, parent, action)
         self.count = index + 1
         core_store40(self.slots + slot * SLOT_BYTES, (tag << INDEX_BITS) | (index + 1))
-        # Keep the load at most 4/5: with the tags, a longer probe mostly
-        # stays in the cache line it started in.
-        if self.count * 5 > (self.slot_mask + 1) * 4 and self.grow_slots() < 0:
+        if self.count > self.grow_after() and self.grow_slots() < 0:
             return full_store()
         return <int64_t>index
 
@@ -450,3 +454,9 @@ cdef class StateStore:
     def table_slots(self):
         """The slots of its table (it doubles as the states fill it)."""
         return self.slot_mask + 1
+
+    @property
+    def states_before_grow(self):
+        """States it can still add before its table doubles (a pause that
+        rehashes every state)."""
+        return self.grow_after() - self.count

@@ -711,6 +711,10 @@ class _BreadthFirst:
         self.layer_end = 1
         self.layer_sizes = [1]                   # states stored at each depth so far
         self.seconds = 0.0                       # spent searching
+        # Measured at the last batch: seconds per parent expanded, and at the
+        # last doubling of the table: seconds of its pause per state rehashed.
+        self.seconds_per_parent = 0.0
+        self.rehash_seconds_per_state = 0.0
         self.batches.expanders[0].add_root()
         self.root_dead = self.batches.expanders[0].root_is_dead()
         budget.holders.append(self)
@@ -813,6 +817,20 @@ class _BreadthFirst:
             return None
         return self.head if self._last_layer() else self.layer_end
 
+    def _room_before_late_grow(self, final: Optional[float]) -> Optional[int]:
+        """States the store may still add when doubling its table would
+        end after `final`, else None. The pause (seconds on a big table, in
+        the core, where no deadline is looked at) is guessed from the last
+        one, per state rehashed. Stopping short of it is no loss: no state
+        past it could come before `final`."""
+        if final is None or not self.rehash_seconds_per_state:
+            return None
+        store = self.store
+        pause = self.rehash_seconds_per_state * (len(store) + store.states_before_grow)
+        if time.perf_counter() + pause < final:
+            return None
+        return store.states_before_grow
+
     def _run(self, until: Optional[float], final: Optional[float]) -> Optional[SearchResult]:
         store, stats, budget = self.store, self.stats, self.budget
         try:
@@ -837,6 +855,12 @@ class _BreadthFirst:
                     stop = min(self.head + self.chunk, self.layer_end)
                 else:
                     room_states = budget.room_states()
+                    before_grow = self._room_before_late_grow(final)
+                    if before_grow is not None and before_grow < room_states:
+                        room_states = before_grow
+                        if room_states < self.n_actions:
+                            ends = final is not None and until is not None and until >= final
+                            return self.finish(LIMIT_TIME) if ends else None
                     room = room_states // self.n_actions      # a state has at most n_actions children
                     if room == 0:
                         return self.finish(LIMIT_STATES) if budget.state_cap >= budget.max_states else None
@@ -844,8 +868,13 @@ class _BreadthFirst:
                 stats.peak_frontier = max(stats.peak_frontier, len(store) - self.head)
                 began, slots = time.perf_counter(), store.table_slots
                 won = self.batches.expand(self.head, stop, self._upcoming(stop), room_states)
-                if store.table_slots == slots:          # a batch that grew the table paused for it
-                    self.chunk = next_chunk(self.chunk, stop - self.head, time.perf_counter() - began, CHUNK)
+                took, done = time.perf_counter() - began, stop - self.head
+                if store.table_slots == slots:
+                    self.chunk = next_chunk(self.chunk, done, took, CHUNK)
+                    self.seconds_per_parent = took / max(1, done)
+                else:                                   # a batch that grew the table paused for it
+                    pause = max(0.0, took - done * self.seconds_per_parent)
+                    self.rehash_seconds_per_state = pause / max(1, len(store))
                 if won is not None:
                     path = store.path_to(won[0]) + [won[1]]
                     stats.depth = len(path)
