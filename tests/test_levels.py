@@ -108,6 +108,14 @@ def test_read_folder_crlf_and_no_trailing_newline(tmp_path):
     assert read_folder(bare).grid == expected
 
 
+def test_read_folder_ignores_spaces_and_tabs_after_a_tile_name(tmp_path):
+    padded = make_folder(tmp_path, "".join(line + (" \t " if line.endswith("a") else "  ") + "\n"
+                                           for line in GOOD_TILES.splitlines()), name="padded")
+    facing = make_folder(tmp_path, GOOD_TILES.replace("b Baba\n", "b Baba up \n"), name="facing")
+    assert read_folder(padded).grid == read_folder(make_folder(tmp_path, name="plain")).grid
+    assert read_folder(facing).facing_at(1, 1) == 1
+
+
 def test_read_folder_case_insensitive_names(tmp_path):
     folder = make_folder(tmp_path, "b baba\nB BABA TEXT\n  Empty\nI Is Text\nY YOU text\nw WALL\n")
     level = read_folder(folder)

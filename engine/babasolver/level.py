@@ -250,7 +250,8 @@ def _read_tiles_file(path: Path) -> Dict[str, Tuple[int, int]]:
                 f"expected '<char> <tile name>' (one character, one space, a name), got {line!r}",
                 path, n, 3,
             )
-        found = _tile_and_facing(name, path, n)
+        # Spaces after a name cannot be seen in an editor: they mean nothing.
+        found = _tile_and_facing(name.rstrip(" \t"), path, n)
         if ch in declared:
             raise LevelError(
                 f"character {ch!r} declared twice (first on line {first_line[ch]})", path, n, 1
