@@ -571,6 +571,24 @@ def test_bytes_that_are_not_utf8_are_named_by_line_and_column(capsys, repo_root,
     assert "solution.txt:2:3: not UTF-8 text" in err, err
 
 
+def test_a_byte_order_mark_is_dropped_and_counts_no_column(capsys, repo_root, tmp_path):
+    bom = b"\xef\xbb\xbf"
+    folder = level_folder(repo_root, tmp_path / "00")
+    for name in ("tiles.txt", "content.txt"):
+        (folder / name).write_bytes(bom + (folder / name).read_bytes())
+    (folder / "solution.txt").write_bytes(bom + "8→\n".encode("utf-8"))
+    code, out, err = run(capsys, "check", folder)
+    assert code == 0 and "wins at step 8 of 8" in out, (out, err)
+    level_set = tmp_path / "set.json"
+    level_set.write_bytes(bom + b'{"levels": [{"id": "1", "ascii": "__________\\n_........_\\n__________"}]}')
+    code, out, err = run(capsys, "show", level_set, "--id", "1")
+    assert code == 0, err
+    (folder / "tiles.txt").write_bytes(bom + b"b Baba\xff\n")
+    code, out, err = run(capsys, "show", folder)
+    assert_one_line_error(code, out, err)
+    assert "tiles.txt:1:7: not UTF-8 text" in err, err
+
+
 def test_an_error_quoting_a_huge_input_is_cut_short_and_says_so(capsys, repo_root, tmp_path):
     folder = level_folder(repo_root, tmp_path / "00")
     (folder / "tiles.txt").write_text("b " + "Z" * 1_000_000 + "\n", encoding="utf-8")

@@ -22,6 +22,7 @@ that names the file and, where it applies, ``line:col``.
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from dataclasses import dataclass, replace
@@ -188,19 +189,24 @@ def _tile_by_keke_char(ch: str) -> Optional[int]:
 
 def text_position(data: bytes, offset: int) -> Tuple[int, int]:
     """Line and column (characters, from 1) of byte `offset` of UTF-8 text
-    whose bytes before it decode."""
+    whose bytes before it decode. A byte-order mark is no column."""
     start = data.rfind(b"\n", 0, offset) + 1
+    if start == 0 and data.startswith(codecs.BOM_UTF8):
+        start = len(codecs.BOM_UTF8)
     return data.count(b"\n", 0, offset) + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
 
 
 def decode_text(data: bytes, path: Optional[PathLike] = None) -> str:
     """UTF-8 bytes as text (line ends kept), or LevelError at the line and
-    column of the first byte that is not UTF-8."""
+    column of the first byte that is not UTF-8. A byte-order mark at the
+    start, which Notepad and PowerShell 5 write and no editor shows, is
+    dropped."""
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         line, col = text_position(data, e.start)
         raise LevelError(f"not UTF-8 text: {e.reason} (byte {e.start + 1} of the file)", path, line, col) from None
+    return text[1:] if text.startswith("\ufeff") else text
 
 
 def _read_text(path: Path, what: str = "file") -> str:
