@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from babasolver import satisfice, schedule, solver
+from babasolver._core import SearchOutcome
 from babasolver.game import replay
 from babasolver.level import load_level
 from babasolver.schedule import BUDGET, LEFT, PROVE, SCHEDULE, SHORTEN, Budget
@@ -229,6 +230,43 @@ def test_breadth_first_search_takes_turns_with_the_race_once_its_layers_stop_gro
     assert result.status == Status.UNSOLVABLE and result.proven_shortest
     assert result.proved_by == schedule.SATISFICE.name
     assert (result.stats.unique, result.stats.depth) == (whole.stats.unique, whole.stats.depth)
+
+
+class _Stalled:
+    """A satisficing search that expands and finds nothing."""
+    outcome = SearchOutcome.SEARCH_GOING
+    stored = 0
+
+    def __init__(self) -> None:
+        self.expanded = 0
+
+
+def test_breadth_first_search_takes_turns_once_the_race_has_run_alone(monkeypatch):
+    """Layers that are not near their peak leave the race alone for
+    RACE_ALONE_TURNS turns only: then, with no solution found, breadth-first
+    search takes turns with it anyway and proves the level unsolvable. Before,
+    the race ran alone until its greedy search saw every state or its stores
+    ran out of states (on a level whose growth fell slowly, mode both took 46 s
+    where mode shortest took 12 s); here it would run forever."""
+    monkeypatch.setattr(solver, "near_peak", lambda sizes: False)
+    races = []
+
+    def race(pool, portfolio, limit, deadline, threads=1, **options):
+        assert deadline is not None, "the race was left to run alone until it ends"
+        racer = pool.racers.setdefault("stalled", _Stalled())
+        races.append((time.perf_counter(), deadline))
+        time.sleep(max(0.0, deadline - time.perf_counter()))
+        racer.expanded += 1
+        return pool
+
+    monkeypatch.setattr(solver, "race", race)
+    whole = solver.solve(WALLED_OFF, mode="shortest", threads=1)
+    result = solver.solve(WALLED_OFF, mode="both", max_states=300_000, threads=1, timeout=None)
+    assert result.status == Status.UNSOLVABLE and result.proved_by == schedule.SATISFICE.name
+    assert (result.stats.unique, result.stats.depth) == (whole.stats.unique, whole.stats.depth)
+    (started, alone_until), *turns = races
+    assert alone_until - started >= schedule.RACE_ALONE_TURNS * schedule.MIN_TURN * 0.99
+    assert turns and all(until - begun <= 0.5 * (alone_until - started) for begun, until in turns)
 
 
 def test_breadth_first_search_stops_short_of_a_table_doubling_that_would_end_past_its_deadline(monkeypatch):

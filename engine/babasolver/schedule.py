@@ -14,9 +14,10 @@ breadth-first  0.1 of the    0.1 of the      a solution, or every state seen (un
 satisfice      0.8 of the    0.8 of what     a solution: improve; a greedy search saw every state:
                budget        breadth-first   unsolvable, done; else, at its time or states:
                              leaves          prove, with no solution to prove. While breadth-first
-                                             layers are near their peak, breadth-first search
-                                             takes turns with the race, and its win or its last
-                                             state (unsolvable) ends the phase: done
+                                             layers are near their peak, and once the race has
+                                             run alone RACE_ALONE_TURNS turns, breadth-first
+                                             search takes turns with the race, and its win or
+                                             its last state (unsolvable) ends the phase: done
 improve        0.3 of the    all             at its time: prove
                time left
 prove          all of the    all             a shorter solution, or the solution's depth reached
@@ -43,7 +44,9 @@ when the last two grew by at most FLAT_GROWTH each, or when their growth
 has been falling and, falling on as it did over the last PEAK_SPAN
 layers, stops within PEAK_LAYERS more (`near_peak`): then the search may
 end soon, so in the satisfice phase it takes turns with the race, each as
-long as its first phase ran (at least MIN_TURN seconds).
+long as its first phase ran (at least MIN_TURN seconds). Otherwise the
+race runs alone for RACE_ALONE_TURNS such turns, and then, with no
+solution found, breadth-first search takes turns with it anyway.
 
 Every phase's searches, with the stores the earlier phases left, hold at
 most `max_states` states and `memory` bytes together, at every moment: a
@@ -61,7 +64,7 @@ from typing import Callable, List, Optional, Protocol, Sequence, Tuple
 __all__ = ["CALL_SECONDS", "next_chunk",
            "Phase", "SCHEDULE", "FIRST_BFS", "SATISFICE", "IMPROVE", "PROVE", "IMPROVE_MORE", "SHORTEN",
            "BUDGET", "LEFT", "PROOF_GAP", "LAYERS_AHEAD", "SIGHT_SHARE", "FLAT_GROWTH", "PEAK_SPAN", "PEAK_LAYERS",
-           "MIN_TURN", "Budget", "Grant", "proof_in_sight", "near_peak"]
+           "MIN_TURN", "RACE_ALONE_TURNS", "Budget", "Grant", "proof_in_sight", "near_peak"]
 
 #: What a phase's time share is a share of.
 BUDGET = "budget"          # the whole timeout
@@ -92,7 +95,8 @@ SATISFICE = Phase(
     "satisfice", 0.8, BUDGET, 0.8,
     moves_on="a solution: improve; a greedy search saw every state: unsolvable; "
              "its time or states: prove, with no solution; breadth-first search, taking turns "
-             "with the race while its layers are near their peak, wins or sees every state: done")
+             "with the race while its layers are near their peak or once the race has run alone "
+             "RACE_ALONE_TURNS turns, wins or sees every state: done")
 IMPROVE = Phase(
     # The narrowest beams: cheap, and a shorter solution is easier to prove.
     "improve", 0.3, LEFT, 1.0, moves_on="its time: prove")
@@ -131,13 +135,27 @@ FLAT_GROWTH = 1.15
 #: the 26 full_biy levels that get past it are not near their peak by
 #: either test (the closest, 87, grows by 1.16 a layer, falling 0.02 a
 #: layer: 7.5 layers from 1), except 190 (flat, 1.12), which no search
-#: solves in 10 s. Slower falls are left to the race: on a generated
+#: solves in 10 s. Slower falls wait for RACE_ALONE_TURNS: on a generated
 #: unsolvable level whose growth fell 0.036 a layer (1.24 over two, 7
-#: layers from 1), mode both took 39 s and mode shortest 10 s.
+#: layers from 1), mode both had taken 39 s and mode shortest 10 s.
 PEAK_SPAN = 3
 PEAK_LAYERS = 5
 #: The shortest turn of breadth-first search in the race (seconds).
 MIN_TURN = 0.1
+#: Turns the race runs alone, when breadth-first layers are not near their
+#: peak, before breadth-first search takes turns with it anyway. The race
+#: then has half the time, and breadth-first search proves an unsolvable
+#: level in about twice its own time plus these turns. Before, it waited
+#: for the greedy search to see every state or the race to run out of
+#: states: on a 4-rock room with the flag walled off (21M states, its
+#: growth falling 0.04 a layer, 7 layers from 1 at the first phase's end),
+#: mode both took 46 s where mode shortest took 12 s (now 33 s; 21 s
+#: instead of 23 s with 11M states). On full_biy, the
+#: race's first solution came within 6 s of the first phase's end on every
+#: level that has one (the latest, 189, at 4.3-5.9 s in four runs; with 5
+#: turns it was found later, once not in 10 s), and with a timeout of 10 s
+#: the race ends before 10 turns of 1 s, so the bench is as before.
+RACE_ALONE_TURNS = 10
 
 
 def near_peak(sizes: Sequence[int]) -> bool:

@@ -37,8 +37,8 @@ from .level import Level
 from .notation import Action, to_arrows, to_keke
 from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, improve, race, shorten,
                         splice_from_store)
-from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, MIN_TURN, PROVE, SATISFICE, SHORTEN, SIGHT_SHARE, Budget,
-                       Phase, near_peak, next_chunk, proof_in_sight)
+from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, MIN_TURN, PROVE, RACE_ALONE_TURNS, SATISFICE, SHORTEN,
+                       SIGHT_SHARE, Budget, Phase, near_peak, next_chunk, proof_in_sight)
 from .status import Status
 from .threads import started_pool
 
@@ -642,21 +642,29 @@ def _both(level: Level, core_level: CoreLevel, search: "_BreadthFirst", budget: 
 def _race_beside(search: "_BreadthFirst", pool: Pool, budget: Budget, threads: int) -> Optional[SearchResult]:
     """The satisfice phase: the race of FIRST_SEARCHES until its time, its
     states or its first solution. While breadth-first layers are near
-    their peak (`near_peak`), breadth-first search takes turns with the
+    their peak (`near_peak`), and once the race has run alone for
+    RACE_ALONE_TURNS turns, breadth-first search takes turns with the
     race, each as long as its first phase ran: its result when it wins or
     sees every state on its turn, else None (the race's outcome is in
     `pool`)."""
     end = budget.until(SATISFICE)
     turn = max(MIN_TURN, search.seconds)
-    taking_turns = near_peak(search.layer_sizes)
+    alone_until = time.perf_counter() + RACE_ALONE_TURNS * turn
+    turns = True        # breadth-first search may take turns: no limit stopped it
     while True:
-        race_until = _earlier(end, time.perf_counter() + turn) if taking_turns else end
+        now = time.perf_counter()
+        taking_turns = turns and (now >= alone_until or near_peak(search.layer_sizes))
+        race_until = end
+        if turns:
+            race_until = _earlier(end, now + turn if taking_turns else alone_until)
         expanded = pool.expanded
         race(pool, FIRST_SEARCHES, budget, race_until, threads)
         racing = any(racer.outcome == SearchOutcome.SEARCH_GOING for racer in pool.racers.values())
-        if (not taking_turns or pool.solution is not None or pool.exhausted or pool.out_of_states
+        if (not turns or pool.solution is not None or pool.exhausted or pool.out_of_states
                 or not racing or (end is not None and time.perf_counter() >= end)):
             return None
+        if not taking_turns:        # the race's lone turns are over
+            continue
         head = search.head
         search.phase = SATISFICE
         result = search.run(_earlier(end, time.perf_counter() + turn), final=budget.deadline)
@@ -664,7 +672,7 @@ def _race_beside(search: "_BreadthFirst", pool: Pool, budget: Budget, threads: i
             return result
         # At a limit, or with no room left for either search, the race goes on alone.
         stuck = search.head == head and pool.expanded == expanded
-        taking_turns = result is None and not stuck and near_peak(search.layer_sizes)
+        turns = result is None and not stuck
 
 
 def _earlier(deadline: Optional[float], other: float) -> float:
