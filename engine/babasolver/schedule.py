@@ -150,11 +150,11 @@ MIN_TURN = 0.1
 #: states: on a 4-rock room with the flag walled off (21M states, its
 #: growth falling 0.04 a layer, 7 layers from 1 at the first phase's end),
 #: mode both took 46 s where mode shortest took 12 s (now 33 s; 21 s
-#: instead of 23 s with 11M states). On full_biy, the
-#: race's first solution came within 6 s of the first phase's end on every
-#: level that has one (the latest, 189, at 4.3-5.9 s in four runs; with 5
-#: turns it was found later, once not in 10 s), and with a timeout of 10 s
-#: the race ends before 10 turns of 1 s, so the bench is as before.
+#: instead of 23 s with 11M states). On full_biy, the race's first
+#: solution came within 6 s of the first phase's end on every level that
+#: has one (the latest, 189, at 4.3-5.9 s in four runs; with 5 turns it
+#: was found later, once not in 10 s), and with a timeout of 10 s the race
+#: ends before 10 turns of 1 s, so the bench is as before.
 RACE_ALONE_TURNS = 10
 
 
