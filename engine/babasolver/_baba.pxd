@@ -114,6 +114,7 @@ cdef class GameWorkspace(Workspace):
     cdef bint destroy(self, const Rules* rules) noexcept nogil
     cdef void destroy_where(self, const Rules* rules, uint16_t victim, uint16_t killer) noexcept nogil
     cdef bint won(self, const Rules* rules) noexcept nogil
+    cdef bint read_child_rules(self) noexcept nogil
     cdef bint transforms_due(self, const Rules* rules) noexcept nogil
     cdef bint destruction_due(self, const Rules* rules) noexcept nogil
     cdef bint dead_with(self, const Rules* rules) noexcept nogil

@@ -738,6 +738,16 @@ cdef class GameWorkspace(Workspace):
         self.child_read = False
         return 0
 
+    cdef bint read_child_rules(self) noexcept nogil:
+        """Read the rules again from the child, once texts moved or went:
+        False, the turn illegal, when they are more than the engine reads."""
+        read_rules(&self.level.board, &self.pos, self.head, self.next_on_cell, &self.child_rules)
+        self.child_read = True
+        if self.child_rules.overflow:
+            self.illegal_kind = ILLEGAL_RULES
+            return False
+        return True
+
     cdef int play(self, int action) noexcept nogil:
         """One turn (§3)."""
         cdef Things* pos = &self.pos
@@ -762,12 +772,9 @@ cdef class GameWorkspace(Workspace):
             if pos.cell[i] != self.saved.cell[i]:
                 texts_moved = True
         if texts_moved:
-            read_rules(&self.level.board, pos, self.head, self.next_on_cell, &self.child_rules)
-            self.child_read = True
-            rules = &self.child_rules
-            if rules.overflow:
-                self.illegal_kind = ILLEGAL_RULES
+            if not self.read_child_rules():
                 return TURN_ILLEGAL
+            rules = &self.child_rules
         if not self.transform(rules):
             self.illegal_kind = ILLEGAL_CROWD
             return TURN_ILLEGAL
@@ -775,12 +782,9 @@ cdef class GameWorkspace(Workspace):
         if self.won(rules):
             flags |= TURN_WON
         if texts_gone:
-            read_rules(&self.level.board, pos, self.head, self.next_on_cell, &self.child_rules)
-            self.child_read = True
-            rules = &self.child_rules
-            if rules.overflow:
-                self.illegal_kind = ILLEGAL_RULES
+            if not self.read_child_rules():
                 return TURN_ILLEGAL
+            rules = &self.child_rules
         self.compact()
         if not same_things(pos, &self.saved):
             flags |= TURN_CHANGED
