@@ -51,6 +51,32 @@ print("started:", started)
     assert "raw: can't start new thread" in done.stdout and "started:" in done.stdout
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux") or __import__("platform").libc_ver()[0] != "glibc",
+                    reason="malloc arenas are glibc's")
+def test_under_an_address_space_cap_the_threads_reserve_no_malloc_arenas():
+    """Each thread's first malloc reserved 64 MiB of the cap for an arena
+    of its own, room the default --memory had given the stores: a search
+    under a 100 MB cap then stopped at 20 MB, now and then."""
+    script = """
+import resource
+from babasolver.threads import started_pool
+def mapped():
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize:"))
+resource.setrlimit(resource.RLIMIT_AS, (mapped() + (1 << 30), resource.getrlimit(resource.RLIMIT_AS)[1]))
+before = mapped()
+pool, started = started_pool(2)
+held = [f.result() for f in [pool.submit(bytearray, 1 << 16) for _ in range(8)]]    # malloc in each thread
+print(started, (mapped() - before) >> 20)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert done.returncode == 0, done.stderr
+    started, grown_mb = map(int, done.stdout.split())
+    assert started == 2
+    assert grown_mb < 64, f"two threads mapped {grown_mb} MB: their stacks and malloc arenas of their own"
+
+
 def test_a_ctrl_c_while_the_threads_start_leaves_none_waiting(monkeypatch):
     """A KeyboardInterrupt in the main thread's wait at the barrier must
     release the started threads: they are joined at exit, which would hang."""

@@ -7,14 +7,56 @@ starting one fails with RuntimeError ("can't start new thread"), and a
 ThreadPoolExecutor only tries when a task is submitted, in the middle of a
 search. `started_pool` starts them all up front and settles for as many as
 it could start, so that a search asked for two threads runs on one rather
-than failing."""
+than failing.
+
+Under such a limit the arenas are worse than a failed start: a thread
+that starts while there is room may reserve its 64 MiB, which the
+default --memory (drawn before the threads start) had counted as the
+stores', and the search then stops at a fraction of what it was given
+(one run in some ten of a test under a 100 MB cap, depending on the
+timing). So under a limit every
+thread shares glibc's main arena. The searches' threads hardly call
+malloc (the GIL serializes Python's, and the core allocates only when a
+buffer doubles), so sharing one arena costs them nothing measurable."""
 from __future__ import annotations
 
+import functools
+import resource
+import sys
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional, Tuple
 
 __all__ = ["started_pool"]
+
+
+#: mallopt's parameter for the most arenas glibc may create (malloc.h).
+_M_ARENA_MAX = -8
+
+
+@functools.lru_cache(maxsize=None)
+def _share_one_malloc_arena() -> bool:
+    """From now on, let no thread reserve a malloc arena of its own (glibc
+    only; elsewhere, or where it fails, nothing changes). Whether it took
+    effect."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+    try:
+        mallopt = ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):       # a C library without mallopt
+        return False
+    mallopt.argtypes, mallopt.restype = [ctypes.c_int, ctypes.c_int], ctypes.c_int
+    return bool(mallopt(_M_ARENA_MAX, 1))
+
+
+def _address_space_cap() -> int:
+    """This process's soft address-space limit, or 0 if none."""
+    try:
+        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
+    except (AttributeError, ValueError, OSError):
+        return 0
+    return 0 if cap == resource.RLIM_INFINITY or cap < 0 else cap
 
 
 def _start(workers: int) -> Tuple[ThreadPoolExecutor, int]:
@@ -43,6 +85,8 @@ def _start(workers: int) -> Tuple[ThreadPoolExecutor, int]:
 def started_pool(workers: int) -> Tuple[Optional[ThreadPoolExecutor], int]:
     """A pool whose threads, at most `workers`, have all started, and their
     number; (None, 0) if not even one could start."""
+    if _address_space_cap():
+        _share_one_malloc_arena()
     while workers > 0:
         pool, started = _start(workers)
         if started == workers:
