@@ -14,10 +14,10 @@ that starts while there is room may reserve its 64 MiB, which the
 default --memory (drawn before the threads start) had counted as the
 stores', and the search then stops at a fraction of what it was given
 (one run in some ten of a test under a 100 MB cap, depending on the
-timing). So under a limit every
-thread shares glibc's main arena. The searches' threads hardly call
-malloc (the GIL serializes Python's, and the core allocates only when a
-buffer doubles), so sharing one arena costs them nothing measurable."""
+timing). So under a limit every thread shares glibc's main arena. The
+searches' threads hardly call malloc (the GIL serializes Python's, and
+the core allocates only when a buffer doubles), so sharing one arena
+costs them nothing measurable."""
 from __future__ import annotations
 
 import functools
@@ -27,7 +27,7 @@ import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Optional, Tuple
 
-__all__ = ["started_pool"]
+__all__ = ["started_pool", "address_space_cap"]
 
 
 #: mallopt's parameter for the most arenas glibc may create (malloc.h).
@@ -50,7 +50,7 @@ def _share_one_malloc_arena() -> bool:
     return bool(mallopt(_M_ARENA_MAX, 1))
 
 
-def _address_space_cap() -> int:
+def address_space_cap() -> int:
     """This process's soft address-space limit, or 0 if none."""
     try:
         cap = resource.getrlimit(resource.RLIMIT_AS)[0]
@@ -85,7 +85,7 @@ def _start(workers: int) -> Tuple[ThreadPoolExecutor, int]:
 def started_pool(workers: int) -> Tuple[Optional[ThreadPoolExecutor], int]:
     """A pool whose threads, at most `workers`, have all started, and their
     number; (None, 0) if not even one could start."""
-    if _address_space_cap():
+    if address_space_cap():
         _share_one_malloc_arena()
     while workers > 0:
         pool, started = _start(workers)

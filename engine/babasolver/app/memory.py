@@ -7,6 +7,8 @@ import resource
 import sys
 from typing import Optional, Tuple
 
+from ..threads import address_space_cap
+
 __all__ = ["total_memory_bytes", "available_memory_bytes", "default_memory_limit", "default_search_memory",
            "SEARCH_MEMORY_SHARE", "peak_rss_mb"]
 
@@ -56,11 +58,8 @@ def default_search_memory() -> Optional[int]:
     the memory available now, or of what this process's address-space cap
     (a bench worker's) leaves if that is lower; None if neither is known."""
     room = available_memory_bytes()
-    try:
-        cap = resource.getrlimit(resource.RLIMIT_AS)[0]
-    except (ValueError, OSError):
-        cap = resource.RLIM_INFINITY
-    if cap != resource.RLIM_INFINITY and cap > 0:
+    cap = address_space_cap()
+    if cap:
         # The cap counts the address space the program has already
         # mapped (the interpreter, the level's workspace), which at a cap
         # of 200 MB was most of it.
