@@ -238,6 +238,28 @@ def test_sigterm_stops_solve_as_ctrl_c_does(tmp_path):
     assert files_in(folder) == ["content.txt", "tiles.txt"]
 
 
+@pytest.mark.parametrize("number", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
+def test_a_stop_signal_during_the_exit_ends_it_without_a_traceback(number):
+    """Fuzzed: a SIGTERM as `baba solve` exited, after its output, was
+    raised as KeyboardInterrupt inside an atexit call; Python printed
+    "Exception ignored in atexit callback" with a traceback and exited 0."""
+    script = f"""
+import atexit, os, signal, sys, time
+signal.signal(signal.SIGINT, signal.default_int_handler)   # as in a terminal, even if started in the background
+import babasolver.cli
+def command(argv=None):
+    print("the command's output")
+    atexit.register(lambda: (os.kill(os.getpid(), {int(number)}), time.sleep(30)))
+    return 0
+babasolver.cli.main = command
+from babasolver._entry import main
+sys.exit(main())
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    assert (done.returncode, done.stdout, done.stderr) == (128 + number, "the command's output\n", "")
+
+
 @pytest.mark.parametrize("command", ["solve", "bench --jobs 1", "bench --jobs 2"])
 @pytest.mark.parametrize("gap", [0.0, 0.01, 0.03])
 def test_a_second_ctrl_c_cannot_break_the_stop(tmp_path, command, gap):

@@ -17,7 +17,9 @@ point of its choosing. It works for the library too, where Ctrl-C is
 Python's own.
 """
 import contextlib
+import os
 import signal
+import sys
 import threading
 from typing import Iterator, List
 
@@ -96,18 +98,34 @@ def deferred() -> Iterator[Deferral]:
 
 def exit_status(status: int) -> int:
     """The command's exit status: an interrupted one says which signal
-    stopped it. After a stop signal, the others are ignored from here on:
-    Python's exit gives a signal with a handler its default action back,
-    and a second Ctrl-C then ended the process by SIGINT, not with this
-    status. (Set now, as the program ends, a signal already on its way
-    can no longer find the handler gone: the exit clears it.)"""
-    if _received:
-        for number in _STOP_SIGNALS:
-            if signal.getsignal(number) is _stop:
-                signal.signal(number, signal.SIG_IGN)
+    stopped it. Its handlers change for Python's exit. With no stop signal
+    so far, the output is flushed and the first stop signal from here on
+    ends the process at once, with 128 + its number: `_stop` would raise
+    inside an atexit call (a thread pool's join, logging's shutdown),
+    which Python prints as a traceback before it exits 0. After a stop
+    signal, the others are ignored from here on: Python's exit gives a
+    signal with a handler its default action back, and a second Ctrl-C
+    then ended the process by SIGINT, not with this status. (Set now, as
+    the program ends, a signal already on its way can no longer find the
+    handler gone: the exit clears it.)"""
+    if not _received:
+        _flush_output()
+    for number in _STOP_SIGNALS:
+        if signal.getsignal(number) is _stop:
+            signal.signal(number, signal.SIG_IGN if _received else _exit_now)
     if status == EXIT_INTERRUPTED and _received:
         return 128 + _received[0]
     return status
+
+
+def _flush_output() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError, AttributeError):    # closed, a broken pipe, or None
+            stream.flush()
+
+
+def _exit_now(signum: int, frame: object) -> None:
+    os._exit(128 + signum)
 
 
 def cause() -> str:
