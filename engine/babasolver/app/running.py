@@ -400,7 +400,10 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
                         outcome = _lost(task, Status.TIME_LIMIT, f"worker process stopped after {grace:.0f} s",
                                         elapsed)
                     except ProcessExpired as e:
-                        outcome = _lost(task, Status.ERROR, _death(e.exitcode), elapsed)
+                        if stop.requested():    # the stop signal reached the workers too (sent to the group)
+                            outcome = _lost(task, Status.INTERRUPTED, f"stopped by {stopping.cause()}", elapsed)
+                        else:
+                            outcome = _lost(task, Status.ERROR, _death(e.exitcode), elapsed)
                     except MemoryError:
                         outcome = _lost(task, Status.MEMORY_LIMIT, "out of memory (MemoryError)", elapsed)
                     except Exception as e:  # noqa: BLE001 - report it, go on with the others
