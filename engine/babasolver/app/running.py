@@ -357,7 +357,7 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
     # pebble brings asyncio and ssl along: imported here, not at every start of baba.
     from concurrent.futures.process import BrokenProcessPool
 
-    from pebble import ProcessExpired, ProcessPool
+    from pebble import ProcessPool
 
     grace = stuck_after(limits.timeout)
     context = multiprocessing.get_context("spawn")
@@ -396,18 +396,13 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
                     elapsed = now - started.get(index, now)
                     try:
                         outcome = future.result()
-                    except FutureTimeout:
-                        outcome = _lost(task, Status.TIME_LIMIT, f"worker process stopped after {grace:.0f} s",
-                                        elapsed)
-                    except ProcessExpired as e:
-                        if stop.requested():    # the stop signal reached the workers too (sent to the group)
+                    except Exception as e:  # noqa: BLE001 - report it, go on with the others
+                        if stop.requested():
+                            # The stop signal went to the whole group and
+                            # killed the workers too, before bench acted on it.
                             outcome = _lost(task, Status.INTERRUPTED, f"stopped by {stopping.cause()}", elapsed)
                         else:
-                            outcome = _lost(task, Status.ERROR, _death(e.exitcode), elapsed)
-                    except MemoryError:
-                        outcome = _lost(task, Status.MEMORY_LIMIT, "out of memory (MemoryError)", elapsed)
-                    except Exception as e:  # noqa: BLE001 - report it, go on with the others
-                        outcome = _lost(task, Status.ERROR, _one_line(e), elapsed)
+                            outcome = _failed(task, e, elapsed, grace)
                     done(index, outcome)
             stop.act()
             pool.close()
@@ -419,6 +414,19 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
             if pool is not None:
                 pool.stop()
                 pool.join(timeout=10)
+
+
+def _failed(task: LevelTask, error: Exception, elapsed: float, grace: Optional[float]) -> LevelOutcome:
+    """The row of a level whose worker gave no outcome."""
+    from pebble import ProcessExpired
+
+    if isinstance(error, FutureTimeout):
+        return _lost(task, Status.TIME_LIMIT, f"worker process stopped after {grace:.0f} s", elapsed)
+    if isinstance(error, ProcessExpired):
+        return _lost(task, Status.ERROR, _death(error.exitcode), elapsed)
+    if isinstance(error, MemoryError):
+        return _lost(task, Status.MEMORY_LIMIT, "out of memory (MemoryError)", elapsed)
+    return _lost(task, Status.ERROR, _one_line(error), elapsed)
 
 
 def _stop_running(tasks: Sequence[LevelTask], futures: Dict[Future, int], started: Dict[int, float],
