@@ -336,18 +336,24 @@ def running(pid: int) -> bool:
         return False
 
 
+def bench_two_endless_levels(tmp_path: Path, **popen: object) -> "subprocess.Popen[str]":
+    """`baba bench --jobs 2` started on two levels that run to its --timeout
+    of 60 s, its output piped, SIGINT as on a terminal."""
+    endless_level(tmp_path / "set" / "a")
+    endless_level(tmp_path / "set" / "b")
+    return subprocess.Popen([sys.executable, "-m", "babasolver", "bench", str(tmp_path / "set"), "--jobs", "2",
+                             "--timeout", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=_sigint_as_on_a_terminal,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}, **popen)
+
+
 @pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="the processes are looked at through Linux's /proc")
 @pytest.mark.parametrize("number", [signal.SIGTERM, signal.SIGHUP])
 def test_sigterm_to_bench_alone_stops_its_workers(tmp_path, number):
     """A SIGTERM or SIGHUP to bench's own process (not its group, as a
     service manager may send it) stops it as Ctrl-C does, and its workers
     with it: they were left searching until their levels' time limit."""
-    endless_level(tmp_path / "set" / "a")
-    endless_level(tmp_path / "set" / "b")
-    child = subprocess.Popen([sys.executable, "-m", "babasolver", "bench", str(tmp_path / "set"), "--jobs", "2",
-                              "--timeout", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=_sigint_as_on_a_terminal,
-                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    child = bench_two_endless_levels(tmp_path)
     try:
         time.sleep(2.5)
         workers = children_of(child.pid)
@@ -379,12 +385,7 @@ def test_sigterm_to_bench_and_its_workers_interrupts_every_level(tmp_path, when)
     an ERROR row ("worker process exited with status 15"), and as the
     workers started, every level did ("BrokenProcessPool: All workers
     expired"); bench then said they "could not be run"."""
-    endless_level(tmp_path / "set" / "a")
-    endless_level(tmp_path / "set" / "b")
-    child = subprocess.Popen([sys.executable, "-m", "babasolver", "bench", str(tmp_path / "set"), "--jobs", "2",
-                              "--timeout", "60"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                             preexec_fn=_sigint_as_on_a_terminal, start_new_session=True,
-                             env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    child = bench_two_endless_levels(tmp_path, start_new_session=True)
     try:
         if when == "as the workers start":
             deadline = time.monotonic() + 30
