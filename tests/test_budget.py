@@ -279,7 +279,7 @@ def test_breadth_first_search_stops_short_of_a_table_doubling_that_would_end_pas
     search = solver._BreadthFirst(core, Budget(None, 10_000_000), 1, None, 0.5)
     try:
         slots = search.store.table_slots
-        search.rehash_seconds_per_state = 10.0      # as if measured: hours for the next doubling
+        search.pauses.seconds_per_state = 10.0      # as if measured: hours for the next doubling
         deadline = time.perf_counter() + 3600
         result = search.run(deadline, final=deadline)
         assert result is not None and result.status == Status.TIME_LIMIT
@@ -290,7 +290,33 @@ def test_breadth_first_search_stops_short_of_a_table_doubling_that_would_end_pas
     # Without a deadline nothing stops it: the doubling only takes time.
     search = solver._BreadthFirst(core, Budget(None, 10_000_000), 1, None, 0.5)
     try:
-        search.rehash_seconds_per_state = 10.0
+        search.pauses.seconds_per_state = 10.0
         assert search.run(None).status == Status.UNSOLVABLE
     finally:
         search.close()
+
+
+def test_a_satisficing_search_runs_dry_short_of_a_table_doubling_that_would_end_past_the_time_limit():
+    """The satisficing searches' tables double too, as a race's searches
+    go on from phase to phase. When the last doubling's pause says the next
+    would end past the time limit, the search stops before it and runs dry,
+    proving nothing, as when its store reaches its share of the memory."""
+    core = solver.core_level(WALLED_OFF)
+    spec = satisfice.Search(satisfice.GUIDE_PAIRS)
+    pool = satisfice.Pool(core)
+    racer = pool.racer(spec, expected=1024)
+    assert racer is not None and racer.store is not None
+    store, slots = racer.store, racer.store.table_slots
+    racer.pauses.seconds_per_state = 10.0       # as if measured: hours for the next doubling
+    budget = Budget(3600, 10_000_000)
+    satisfice.race(pool, [spec], budget, budget.deadline)
+    assert racer.outcome == SearchOutcome.SEARCH_DRY and not pool.exhausted and pool.solution is None
+    assert store.table_slots == slots and store.states_before_grow < core.n_actions
+    # Without a time limit nothing stops it: the doubling only takes time,
+    # and the search sees every state (the level is unsolvable).
+    pool = satisfice.Pool(core)
+    racer = pool.racer(spec, expected=1024)
+    assert racer is not None
+    racer.pauses.seconds_per_state = 10.0
+    satisfice.race(pool, [spec], Budget(None, 10_000_000), None)
+    assert racer.outcome == SearchOutcome.SEARCH_EXHAUSTED and pool.exhausted

@@ -49,7 +49,7 @@ from typing import Callable, Dict, FrozenSet, List, Optional, Sequence, Tuple, U
 
 from ._core import BestFirst, CoreSimulation, Expander, SearchOutcome, StateStore, novelty_table_bytes
 from ._ruleset import CoreLevel, Guide
-from .schedule import CALL_SECONDS, Budget, next_chunk
+from .schedule import CALL_SECONDS, Budget, TablePauses, next_chunk
 from .threads import started_pool
 
 CHUNK_EXPANSIONS = 2_000            # expansions per search before the other's turn
@@ -106,24 +106,36 @@ class _Racer:
         self.outcome = SearchOutcome.SEARCH_GOING
         self.expanded = self.generated = self.stored = self.stored_bytes = 0
         self.piece = FIRST_PIECE            # expansions of its next call into the core (next_chunk)
+        self.n_actions = core_level.n_actions
+        self.pauses = TablePauses()
 
-    def run(self, expansions: int = CHUNK_EXPANSIONS) -> int:
+    def run(self, expansions: int = CHUNK_EXPANSIONS, final: Optional[float] = None) -> int:
         """Up to `expansions` expansions, in calls into the core that grow
         from FIRST_PIECE while they stay quick; the turn ends early once it
         took CALL_SECONDS, so that the time limit and Ctrl-C are acted on
         (the calls run without the GIL). Calls of a and b expansions do what
         one of a + b does: on a level whose states cost microseconds the
-        searches take the same turns as with one call each."""
+        searches take the same turns as with one call each. A search whose
+        table's next doubling would end after `final` (the time limit)
+        stops short of it and runs dry, proving nothing, as when its store
+        reaches its share of the memory."""
         assert self.search is not None and self.store is not None
         began = time.perf_counter()
         done = 0
         try:
             while True:
                 piece = min(self.piece, expansions - done)
-                started = time.perf_counter()
+                room = self.pauses.room_before_late_grow(self.store, final)
+                if room is not None and room // self.n_actions < piece:
+                    piece = room // self.n_actions
+                    if piece == 0:
+                        self.outcome = SearchOutcome.SEARCH_DRY
+                        break
+                started, slots = time.perf_counter(), self.store.table_slots
                 self.outcome = self.search.run(piece)
                 now = time.perf_counter()
-                self.piece = next_chunk(self.piece, piece, now - started, CHUNK_EXPANSIONS)
+                if not self.pauses.measure(self.store, slots, piece, now - started):
+                    self.piece = next_chunk(self.piece, piece, now - started, CHUNK_EXPANSIONS)
                 done += piece
                 if self.outcome != SearchOutcome.SEARCH_GOING or done >= expansions or now - began >= CALL_SECONDS:
                     break
@@ -309,7 +321,7 @@ def race(pool: Pool, portfolio: Sequence[Search], limit: Limit, deadline: Option
                 pool.out_of_states = granted.states < n_actions
                 return False
             racer.store.byte_limit = 0 if budget.memory is None else racer.store.memory_bytes + granted.bytes
-            if racer.run(granted.states // n_actions) != SearchOutcome.SEARCH_GOING:
+            if racer.run(granted.states // n_actions, budget.deadline) != SearchOutcome.SEARCH_GOING:
                 end_of_search(racer)
             return True
         finally:

@@ -61,7 +61,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable, List, Optional, Protocol, Sequence, Tuple
 
-__all__ = ["CALL_SECONDS", "next_chunk",
+__all__ = ["CALL_SECONDS", "next_chunk", "TablePauses",
            "Phase", "SCHEDULE", "FIRST_BFS", "SATISFICE", "IMPROVE", "PROVE", "IMPROVE_MORE", "SHORTEN",
            "BUDGET", "LEFT", "PROOF_GAP", "LAYERS_AHEAD", "SIGHT_SHARE", "FLAT_GROWTH", "PEAK_SPAN", "PEAK_LAYERS",
            "MIN_TURN", "RACE_ALONE_TURNS", "Budget", "Grant", "proof_in_sight", "near_peak"]
@@ -327,3 +327,50 @@ def next_chunk(chunk: int, done: int, took: float, most: int) -> int:
     if took < CALL_SECONDS / 4:
         return min(most, 2 * chunk)
     return min(most, chunk)
+
+
+class TablePauses:
+    """When a store's next table doubling would end: the doubling pauses
+    its search while every state is rehashed, in the core, where no
+    deadline is looked at (3 s at 54 million states; --timeout 30 ran
+    32 s). The pause is guessed from the last one, per state rehashed; a
+    call into the core that grew the table took that pause beside its work,
+    which is guessed from the last call that did not."""
+
+    def __init__(self) -> None:
+        self.seconds_per_item = 0.0     # per state expanded, at the last call that did not grow the table
+        self.seconds_per_state = 0.0    # rehashed, at the last doubling
+
+    def measure(self, store: "SizedStore", slots_before: int, items: int, took: float) -> bool:
+        """Learn from a call that did `items` of work in `took` seconds, the
+        store's table having `slots_before` slots before it; whether the
+        table grew."""
+        if store.table_slots == slots_before:
+            self.seconds_per_item = took / max(1, items)
+            return False
+        pause = max(0.0, took - items * self.seconds_per_item)
+        self.seconds_per_state = pause / max(1, len(store))
+        return True
+
+    def room_before_late_grow(self, store: "SizedStore", final: Optional[float]) -> Optional[int]:
+        """States the store may still add when doubling its table would end
+        after `final`, else None. Stopping short of it is no loss: no state
+        past it could come before `final`."""
+        if final is None or not self.seconds_per_state:
+            return None
+        pause = self.seconds_per_state * (len(store) + store.states_before_grow)
+        if time.perf_counter() + pause < final:
+            return None
+        return store.states_before_grow
+
+
+class SizedStore(Protocol):
+    """What TablePauses reads of a StateStore."""
+
+    @property
+    def table_slots(self) -> int: ...
+
+    @property
+    def states_before_grow(self) -> int: ...
+
+    def __len__(self) -> int: ...

@@ -38,7 +38,7 @@ from .notation import Action, to_arrows, to_keke
 from .satisfice import (BEAM_WIDTHS, FIRST_SEARCHES, WINDOW_CAP, WINDOW_STATES, Pool, improve, race, shorten,
                         splice_from_store)
 from .schedule import (FIRST_BFS, IMPROVE, IMPROVE_MORE, MIN_TURN, PROVE, RACE_ALONE_TURNS, SATISFICE, SHORTEN,
-                       SIGHT_SHARE, Budget, Phase, near_peak, next_chunk, proof_in_sight)
+                       SIGHT_SHARE, Budget, Phase, TablePauses, near_peak, next_chunk, proof_in_sight)
 from .status import Status
 from .threads import started_pool
 
@@ -719,10 +719,7 @@ class _BreadthFirst:
         self.layer_end = 1
         self.layer_sizes = [1]                   # states stored at each depth so far
         self.seconds = 0.0                       # spent searching
-        # Measured at the last batch: seconds per parent expanded, and at the
-        # last doubling of the table: seconds of its pause per state rehashed.
-        self.seconds_per_parent = 0.0
-        self.rehash_seconds_per_state = 0.0
+        self.pauses = TablePauses()              # seconds per parent, and per state a doubling rehashes
         self.batches.expanders[0].add_root()
         self.root_dead = self.batches.expanders[0].root_is_dead()
         budget.holders.append(self)
@@ -825,20 +822,6 @@ class _BreadthFirst:
             return None
         return self.head if self._last_layer() else self.layer_end
 
-    def _room_before_late_grow(self, final: Optional[float]) -> Optional[int]:
-        """States the store may still add when doubling its table would
-        end after `final`, else None. The pause (seconds on a big table, in
-        the core, where no deadline is looked at) is guessed from the last
-        one, per state rehashed. Stopping short of it is no loss: no state
-        past it could come before `final`."""
-        if final is None or not self.rehash_seconds_per_state:
-            return None
-        store = self.store
-        pause = self.rehash_seconds_per_state * (len(store) + store.states_before_grow)
-        if time.perf_counter() + pause < final:
-            return None
-        return store.states_before_grow
-
     def _run(self, until: Optional[float], final: Optional[float]) -> Optional[SearchResult]:
         store, stats, budget = self.store, self.stats, self.budget
         try:
@@ -863,7 +846,7 @@ class _BreadthFirst:
                     stop = min(self.head + self.chunk, self.layer_end)
                 else:
                     room_states = budget.room_states()
-                    before_grow = self._room_before_late_grow(final)
+                    before_grow = self.pauses.room_before_late_grow(store, final)
                     if before_grow is not None and before_grow < room_states:
                         room_states = before_grow
                         if room_states < self.n_actions:
@@ -877,12 +860,8 @@ class _BreadthFirst:
                 began, slots = time.perf_counter(), store.table_slots
                 won = self.batches.expand(self.head, stop, self._upcoming(stop), room_states)
                 took, done = time.perf_counter() - began, stop - self.head
-                if store.table_slots == slots:
+                if not self.pauses.measure(store, slots, done, took):   # a batch that grew the table paused for it
                     self.chunk = next_chunk(self.chunk, done, took, CHUNK)
-                    self.seconds_per_parent = took / max(1, done)
-                else:                                   # a batch that grew the table paused for it
-                    pause = max(0.0, took - done * self.seconds_per_parent)
-                    self.rehash_seconds_per_state = pause / max(1, len(store))
                 if won is not None:
                     path = store.path_to(won[0]) + [won[1]]
                     stats.depth = len(path)
