@@ -108,6 +108,28 @@ def test_read_folder_crlf_and_no_trailing_newline(tmp_path):
     assert read_folder(bare).grid == expected
 
 
+def test_read_folder_accepts_lone_cr_line_ends(tmp_path):
+    """Old Mac editors end lines with a lone CR, which was read as part of
+    a line ("unknown tile name 'Baba\\rB Baba text'"); lines end as
+    Python's universal newlines end them."""
+    cr = make_folder(tmp_path, GOOD_TILES.replace("\n", "\r"), GOOD_CONTENT.replace("\n", "\r"), "cr")
+    mixed = make_folder(tmp_path, GOOD_TILES.replace("\n", "\r", 1), GOOD_CONTENT.replace("\n", "\r\n", 1), "mixed")
+    expected = read_folder(make_folder(tmp_path, name="plain")).grid
+    assert read_folder(cr).grid == expected
+    assert read_folder(mixed).grid == expected
+    keke = level_from_ascii("B12\n.b.\n...\n")
+    assert level_from_ascii("B12\r.b.\r...\r").grid == level_from_ascii("B12\r\n.b.\n...").grid == keke.grid
+
+
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_a_byte_that_is_not_utf8_is_placed_by_line_and_column_whatever_the_line_ends(tmp_path, ending):
+    folder = make_folder(tmp_path, name=ending.encode().hex())
+    (folder / "content.txt").write_bytes(ending.join(["BIY", " b ", "w\xffw", ""]).encode("latin-1"))
+    with pytest.raises(LevelError) as caught:
+        read_folder(folder)
+    assert (caught.value.line, caught.value.col) == (3, 2), caught.value
+
+
 def test_read_folder_ignores_spaces_and_tabs_after_a_tile_name(tmp_path):
     padded = make_folder(tmp_path, "".join(line + (" \t " if line.endswith("a") else "  ") + "\n"
                                            for line in GOOD_TILES.splitlines()), name="padded")

@@ -23,6 +23,7 @@ that names the file and, where it applies, ``line:col``.
 from __future__ import annotations
 
 import codecs
+import re
 import json
 import os
 from dataclasses import dataclass, replace
@@ -187,13 +188,18 @@ def _tile_by_keke_char(ch: str) -> Optional[int]:
 # Reading text files
 
 
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
 def text_position(data: bytes, offset: int) -> Tuple[int, int]:
     """Line and column (characters, from 1) of byte `offset` of UTF-8 text
-    whose bytes before it decode. A byte-order mark is no column."""
-    start = data.rfind(b"\n", 0, offset) + 1
+    whose bytes before it decode. Lines end as `_split_lines` ends them; a
+    byte-order mark is no column."""
+    ends = [end.end() for end in _LINE_END.finditer(data, 0, offset)]
+    start = ends[-1] if ends else 0
     if start == 0 and data.startswith(codecs.BOM_UTF8):
         start = len(codecs.BOM_UTF8)
-    return data.count(b"\n", 0, offset) + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
+    return len(ends) + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
 
 
 def decode_text(data: bytes, path: Optional[PathLike] = None) -> str:
@@ -224,11 +230,13 @@ def _read_text(path: Path, what: str = "file") -> str:
 
 
 def _split_lines(text: str) -> List[str]:
-    """Lines of a file: one trailing newline ignored, '\\r\\n' accepted."""
-    if text.endswith("\n"):
-        text = text[:-1]
-    lines = text.split("\n")
-    return [line[:-1] if line.endswith("\r") else line for line in lines]
+    """Lines of a file, ended by '\\n', '\\r\\n' or a lone '\\r' (old Mac
+    editors), as Python's universal newlines read them; one line end at
+    the end of the file ends the last line."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 # --------------------------------------------------------------------------
@@ -240,7 +248,7 @@ def _read_tiles_file(path: Path) -> Dict[str, Tuple[int, int]]:
     text = _read_text(path)
     declared: Dict[str, Tuple[int, int]] = {}
     first_line: Dict[str, int] = {}
-    if text in ("", "\n", "\r\n"):
+    if text in ("", "\n", "\r\n", "\r"):
         raise LevelError("empty tiles file, expected lines '<char> <tile name>'", path)
     for n, line in enumerate(_split_lines(text), start=1):
         if not line:
@@ -389,9 +397,7 @@ def read_folder(path: PathLike) -> Level:
 
 def _parse_map(text: str, name: str) -> Level:
     """Level from a Keke ascii map; LevelError (problem only, no path) if bad."""
-    if text.endswith("\n"):
-        text = text[:-1]
-    rows = [row[:-1] if row.endswith("\r") else row for row in text.split("\n")]
+    rows = _split_lines(text)
     if rows == [""]:
         raise LevelError("empty map")
     width = len(rows[0])
