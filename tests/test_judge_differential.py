@@ -122,3 +122,33 @@ def test_generated_maps_reach_what_shipped_levels_rarely_do():
             if sim.won:
                 break
     assert seen == {"illegal", "destroyed", "transformed", "hidden text"}
+
+
+NODE_CRASH = """node:events:502
+      throw er; // Unhandled 'error' event
+      ^
+
+Error: write ENOBUFS
+    at afterWriteDispatched (node:internal/stream_base_commons:161:15)
+Emitted 'error' event on Socket instance at:
+    at emitErrorNT (node:internal/streams/destroy:169:8) {
+  errno: -105,
+  code: 'ENOBUFS',
+  syscall: 'write'
+}
+
+Node.js v20.20.2
+"""
+
+
+@pytest.mark.parametrize("stderr, said", [
+    (NODE_CRASH, "Error: write ENOBUFS"),     # the last line was all it said: "Node.js v20.20.2"
+    ("/x/simulation.js:3\nSyntaxError: Unexpected token '}'\n\nNode.js v20.20.2\n", "SyntaxError: Unexpected token '}'"),
+    ("x/simulation.js: not the Keke judge (no destroyObjs to watch)\n",
+     "x/simulation.js: not the Keke judge (no destroyObjs to watch)"),
+    ("", "no message"),
+])
+def test_a_judge_that_fails_is_reported_by_the_line_naming_its_error(stderr, said):
+    from babasolver.judge import _node_error
+
+    assert _node_error(stderr) == said

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass, field
@@ -99,6 +100,15 @@ def _frame(data: Dict[str, Any], offset: int) -> JudgeFrame:
     return JudgeFrame(objects, texts, rules, data["won"], data["illegal"])
 
 
+def _node_error(stderr: str) -> str:
+    """The line of node's stderr that names the error ("Error: write
+    ENOBUFS"), else its last line: after an uncaught exception the last
+    line is only node's version."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    named = [line for line in lines if re.match(r"[A-Za-z]*(Error|Exception)\b.*:", line)]
+    return (named or lines or ["no message"])[0 if named else -1]
+
+
 class Judge:
     """The judge in `folder`, run by node."""
 
@@ -122,8 +132,7 @@ class Judge:
         except (OSError, subprocess.TimeoutExpired) as e:
             raise JudgeError(f"node could not play the judge: {e}") from None
         if done.returncode != 0:
-            last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-            raise JudgeError(f"the judge in {self.folder} failed (exit {done.returncode}): {last}")
+            raise JudgeError(f"the judge in {self.folder} failed (exit {done.returncode}): {_node_error(done.stderr)}")
         lines = done.stdout.splitlines()
         if len(lines) != len(jobs):
             raise JudgeError(f"the judge answered {len(lines)} of {len(jobs)} jobs")

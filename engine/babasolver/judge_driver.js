@@ -15,6 +15,7 @@
 //   {"objects": [[name, x, y, facing, hidden], ...], "texts": [[name, x, y, hidden], ...],
 //    "rules": ["baba is you", ...], "won": bool, "illegal": bool}
 'use strict';
+const { once } = require('events');
 const fs = require('fs');
 const path = require('path');
 const vm = require('vm');
@@ -62,7 +63,8 @@ function view(state, won) {
 }
 
 const jobs = fs.readFileSync(0, 'utf8').split('\n').filter((line) => line.trim());
-for (const line of jobs) {
+
+function play(line) {
   const job = JSON.parse(line);
   broken = false;
   judge.setupLevel(judge.parseMap(job.ascii));
@@ -79,5 +81,19 @@ for (const line of jobs) {
     if (outcome.won) { result.won_at = turn; break; }
   }
   if (frames) result.frames = frames;
-  process.stdout.write(JSON.stringify(result) + '\n');
+  return JSON.stringify(result) + '\n';
 }
+
+// A pipe takes what the reader has room for: a write the stream cannot take
+// yet is waited for ('drain'). Unwaited, gigabytes of frames queued up and
+// the pipe's writev failed with ENOBUFS.
+async function main() {
+  for (const line of jobs) {
+    if (!process.stdout.write(play(line))) await once(process.stdout, 'drain');
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`${error && error.stack ? error.stack : error}\n`);
+  process.exit(1);
+});
