@@ -142,6 +142,7 @@ def test_the_core_plays_as_the_reference(seed: int):
 
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**32 - 1))
+@example(9027581)
 def test_records_are_canonical(seed: int):
     """Equal positions give equal bytes, and a record plays on as its position."""
     rng = random.Random(seed)
@@ -154,6 +155,12 @@ def test_records_are_canonical(seed: int):
         assert other.pack() == record
         sim.step(action)
         other.step(action)
+        if sim.illegal is not None:
+            # Past the engine's room for things (transformations can
+            # multiply objects every turn): the game cannot go on. One seed
+            # in some 17,000 gets there (9027581); stepping on raised.
+            assert other.illegal == sim.illegal
+            break
         # Facings are part of a record only where some text can make a MOVE rule.
         assert other.pack() == sim.pack()
         assert sorted(t[:3] for t in other.objects()) == sorted(t[:3] for t in sim.objects())
