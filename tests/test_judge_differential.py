@@ -152,3 +152,13 @@ def test_a_judge_that_fails_is_reported_by_the_line_naming_its_error(stderr, sai
     from babasolver.judge import _node_error
 
     assert _node_error(stderr) == said
+
+
+def test_the_judge_is_asked_in_batches_and_each_batch_is_reported(judge, entries, monkeypatch):
+    monkeypatch.setattr(conformance, "COMPARE_BATCH", 3)
+    rng = random.Random(13)
+    plays = [(label, entry.level, conformance.random_actions(rng, 10)) for label, entry in entries[:7]]
+    seen = []
+    result = conformance.compare(judge, "core", plays, lambda so_far, n: seen.append((so_far.strings, n)))
+    assert seen == [(3, 7), (6, 7), (7, 7)]
+    assert result.strings == result.identical == 7 and result.turns > 0

@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
@@ -49,6 +50,7 @@ Play = Tuple[str, Level, List[int]]       # (label, level, actions)
 # Plays the judge answers in one node process, frames and all: the
 # documented full run's frames took 11.7 GB when all were held at once.
 COMPARE_BATCH = 250
+PROGRESS_SECONDS = 10.0
 
 
 def shipped_levels(shared: Path) -> List[Tuple[str, KekeLevel]]:
@@ -169,15 +171,18 @@ def _difference(ours: JudgeFrame, theirs: JudgeFrame) -> Optional[str]:
     return None
 
 
-def compare(judge: Judge, engine: str, plays: Sequence[Play]) -> Differential:
+def compare(judge: Judge, engine: str, plays: Sequence[Play],
+            progress: Optional[Callable[[Differential, int], None]] = None) -> Differential:
     """Play each (label, level, actions) in the engine and the judge, and
     compare every frame until the judge's play stops (a win or a turn it
-    cannot play)."""
+    cannot play). `progress(so_far, plays)` is called after each batch."""
     result = Differential(engine)
     for start in range(0, len(plays), COMPARE_BATCH):
         batch = plays[start:start + COMPARE_BATCH]
         verdicts = judge.verdicts([(level, actions) for _, level, actions in batch], frames=True)
         result.add(_compare_batch(engine, batch, verdicts))
+        if progress is not None:
+            progress(result, len(plays))
     return result
 
 
@@ -237,16 +242,36 @@ def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, Kek
 
 
 def run(judge: Judge, shared: Path, engine: str, strings: int, turns: int, maps: int,
-        seed: int = 0) -> Tuple[Differential, Differential, List[StoredSolution]]:
-    """The whole comparison: (shipped levels, generated maps, stored solutions)."""
+        seed: int = 0, progress: Optional[Callable[[str, Differential, int], None]] = None,
+        ) -> Tuple[Differential, Differential, List[StoredSolution]]:
+    """The whole comparison: (shipped levels, generated maps, stored
+    solutions); `progress(what, so_far, plays)` after each batch."""
+    def told(what: str) -> Optional[Callable[[Differential, int], None]]:
+        return None if progress is None else lambda so_far, plays: progress(what, so_far, plays)
+
     rng = random.Random(seed)
     entries = shipped_levels(shared)
     shipped = compare(judge, engine, [(label, entry.level, random_actions(rng, turns))
-                                      for label, entry in entries for _ in range(strings)])
+                                      for label, entry in entries for _ in range(strings)], told("shipped levels"))
     generated = compare(judge, engine, [(label, level, random_actions(rng, turns))
                                         for label, level in template_levels(rng, maps)
-                                        for _ in range(max(1, strings // 4))])
+                                        for _ in range(max(1, strings // 4))], told("generated maps"))
     return shipped, generated, stored_solutions(judge, engine, entries)
+
+
+class _Progress:
+    """A line on stderr at most every PROGRESS_SECONDS: a long run says how
+    far it is."""
+
+    def __init__(self) -> None:
+        self.next = time.monotonic() + PROGRESS_SECONDS
+
+    def __call__(self, what: str, so_far: Differential, plays: int) -> None:
+        now = time.monotonic()
+        if now >= self.next or so_far.strings == plays:
+            self.next = now + PROGRESS_SECONDS
+            print(f"{what}: {so_far.strings:,} of {plays:,} strings, {so_far.turns:,} turns, "
+                  f"{len(so_far.mismatches)} mismatching", file=sys.stderr, flush=True)
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -265,7 +290,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         judge = Judge(args.judge)
         shared = Path(args.shared) if args.shared else Path(args.judge).resolve().parent
         shipped, generated, stored = run(judge, shared, args.engine, args.strings, args.turns,
-                                         args.maps, args.seed)
+                                         args.maps, args.seed, _Progress())
     except BabaError as e:
         print(f"conformance: error: {e}", file=sys.stderr)
         return 2
