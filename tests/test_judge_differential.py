@@ -159,6 +159,7 @@ def test_the_judge_is_asked_in_batches_and_each_batch_is_reported(judge, entries
     rng = random.Random(13)
     plays = [(label, entry.level, conformance.random_actions(rng, 10)) for label, entry in entries[:7]]
     seen = []
-    result = conformance.compare(judge, "core", plays, lambda so_far, n: seen.append((so_far.strings, n)))
-    assert seen == [(3, 7), (6, 7), (7, 7)]
+    result = conformance.compare(judge, "core", plays, lambda what, so_far, n: seen.append((what, so_far.strings, n)),
+                                 "shipped levels")
+    assert seen == [("shipped levels", 3, 7), ("shipped levels", 6, 7), ("shipped levels", 7, 7)]
     assert result.strings == result.identical == 7 and result.turns > 0

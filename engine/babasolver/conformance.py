@@ -51,6 +51,8 @@ Play = Tuple[str, Level, List[int]]       # (label, level, actions)
 # documented full run's frames took 11.7 GB when all were held at once.
 COMPARE_BATCH = 250
 PROGRESS_SECONDS = 10.0
+# Told after each batch: (what is compared, the result so far, plays in all).
+Progress = Callable[[str, "Differential", int], None]
 
 
 def shipped_levels(shared: Path) -> List[Tuple[str, KekeLevel]]:
@@ -172,17 +174,17 @@ def _difference(ours: JudgeFrame, theirs: JudgeFrame) -> Optional[str]:
 
 
 def compare(judge: Judge, engine: str, plays: Sequence[Play],
-            progress: Optional[Callable[[Differential, int], None]] = None) -> Differential:
+            progress: Optional[Progress] = None, what: str = "plays") -> Differential:
     """Play each (label, level, actions) in the engine and the judge, and
     compare every frame until the judge's play stops (a win or a turn it
-    cannot play). `progress(so_far, plays)` is called after each batch."""
+    cannot play). `progress(what, so_far, plays)` is called after each batch."""
     result = Differential(engine)
     for start in range(0, len(plays), COMPARE_BATCH):
         batch = plays[start:start + COMPARE_BATCH]
         verdicts = judge.verdicts([(level, actions) for _, level, actions in batch], frames=True)
         result.add(_compare_batch(engine, batch, verdicts))
         if progress is not None:
-            progress(result, len(plays))
+            progress(what, result, len(plays))
     return result
 
 
@@ -242,24 +244,21 @@ def stored_solutions(judge: Judge, engine: str, entries: Sequence[Tuple[str, Kek
 
 
 def run(judge: Judge, shared: Path, engine: str, strings: int, turns: int, maps: int,
-        seed: int = 0, progress: Optional[Callable[[str, Differential, int], None]] = None,
+        seed: int = 0, progress: Optional[Progress] = None,
         ) -> Tuple[Differential, Differential, List[StoredSolution]]:
     """The whole comparison: (shipped levels, generated maps, stored
-    solutions); `progress(what, so_far, plays)` after each batch."""
-    def told(what: str) -> Optional[Callable[[Differential, int], None]]:
-        return None if progress is None else lambda so_far, plays: progress(what, so_far, plays)
-
+    solutions); `progress` is told after each batch."""
     rng = random.Random(seed)
     entries = shipped_levels(shared)
     shipped = compare(judge, engine, [(label, entry.level, random_actions(rng, turns))
-                                      for label, entry in entries for _ in range(strings)], told("shipped levels"))
+                                      for label, entry in entries for _ in range(strings)], progress, "shipped levels")
     generated = compare(judge, engine, [(label, level, random_actions(rng, turns))
                                         for label, level in template_levels(rng, maps)
-                                        for _ in range(max(1, strings // 4))], told("generated maps"))
+                                        for _ in range(max(1, strings // 4))], progress, "generated maps")
     return shipped, generated, stored_solutions(judge, engine, entries)
 
 
-class _Progress:
+class _ProgressLines:
     """A line on stderr at most every PROGRESS_SECONDS: a long run says how
     far it is."""
 
@@ -290,7 +289,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         judge = Judge(args.judge)
         shared = Path(args.shared) if args.shared else Path(args.judge).resolve().parent
         shipped, generated, stored = run(judge, shared, args.engine, args.strings, args.turns,
-                                         args.maps, args.seed, _Progress())
+                                         args.maps, args.seed, _ProgressLines())
     except BabaError as e:
         print(f"conformance: error: {e}", file=sys.stderr)
         return 2

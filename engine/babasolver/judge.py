@@ -105,8 +105,10 @@ def _node_error(stderr: str) -> str:
     ENOBUFS"), else its last line: after an uncaught exception the last
     line is only node's version."""
     lines = [line.strip() for line in stderr.splitlines() if line.strip()]
-    named = [line for line in lines if re.match(r"[A-Za-z]*(Error|Exception)\b.*:", line)]
-    return (named or lines or ["no message"])[0 if named else -1]
+    for line in lines:
+        if re.match(r"[A-Za-z]*(Error|Exception)\b.*:", line):
+            return line
+    return lines[-1] if lines else "no message"
 
 
 class Judge:

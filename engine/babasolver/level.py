@@ -23,9 +23,9 @@ that names the file and, where it applies, ``line:col``.
 from __future__ import annotations
 
 import codecs
-import re
 import json
 import os
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Tuple, Union
@@ -188,14 +188,18 @@ def _tile_by_keke_char(ch: str) -> Optional[int]:
 # Reading text files
 
 
-_LINE_END = re.compile(rb"\r\n|\r|\n")
+# Line ends, as Python's universal newlines read them: in bytes for the
+# positions of decode errors, in text for the lines themselves.
+_LINE_ENDS = r"\r\n|\r|\n"
+_LINE_END_BYTES = re.compile(_LINE_ENDS.encode())
+_LINE_END = re.compile(_LINE_ENDS)
 
 
 def text_position(data: bytes, offset: int) -> Tuple[int, int]:
     """Line and column (characters, from 1) of byte `offset` of UTF-8 text
     whose bytes before it decode. Lines end as `_split_lines` ends them; a
     byte-order mark is no column."""
-    ends = [end.end() for end in _LINE_END.finditer(data, 0, offset)]
+    ends = [end.end() for end in _LINE_END_BYTES.finditer(data, 0, offset)]
     start = ends[-1] if ends else 0
     if start == 0 and data.startswith(codecs.BOM_UTF8):
         start = len(codecs.BOM_UTF8)
@@ -233,7 +237,7 @@ def _split_lines(text: str) -> List[str]:
     """Lines of a file, ended by '\\n', '\\r\\n' or a lone '\\r' (old Mac
     editors), as Python's universal newlines read them; one line end at
     the end of the file ends the last line."""
-    lines = re.split(r"\r\n|\r|\n", text)
+    lines = _LINE_END.split(text)
     if len(lines) > 1 and lines[-1] == "":
         lines.pop()
     return lines
@@ -248,9 +252,10 @@ def _read_tiles_file(path: Path) -> Dict[str, Tuple[int, int]]:
     text = _read_text(path)
     declared: Dict[str, Tuple[int, int]] = {}
     first_line: Dict[str, int] = {}
-    if text in ("", "\n", "\r\n", "\r"):
+    lines = _split_lines(text)
+    if lines == [""]:
         raise LevelError("empty tiles file, expected lines '<char> <tile name>'", path)
-    for n, line in enumerate(_split_lines(text), start=1):
+    for n, line in enumerate(lines, start=1):
         if not line:
             raise LevelError("empty line, expected '<char> <tile name>'", path, n, 1)
         if len(line) < 2 or line[1] != " ":
