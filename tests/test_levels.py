@@ -382,6 +382,16 @@ def test_keke_malformed_json(tmp_path):
     assert message.startswith(f"{path}:2:12: malformed JSON")
 
 
+@pytest.mark.parametrize("ending", ["\n", "\r\n", "\r"])
+def test_malformed_json_is_placed_by_line_and_column_whatever_the_line_ends(tmp_path, ending):
+    """json counts lines by LF alone, so an error in a file of lone CRs
+    was placed on its line 1."""
+    path = tmp_path / "set_LEVELS.json"
+    path.write_bytes(ending.join(['{"levels": [', '  {"id": 1,, }', "]}"]).encode())
+    message = keke_error(path)
+    assert message.startswith(f"{path}:2:12: malformed JSON"), message
+
+
 @pytest.mark.parametrize("data, needle", [
     ([], '"levels"'),
     ({"other": []}, '"levels"'),

@@ -188,22 +188,23 @@ def _tile_by_keke_char(ch: str) -> Optional[int]:
 # Reading text files
 
 
-# Line ends, as Python's universal newlines read them: in bytes for the
-# positions of decode errors, in text for the lines themselves.
-_LINE_ENDS = r"\r\n|\r|\n"
-_LINE_END_BYTES = re.compile(_LINE_ENDS.encode())
-_LINE_END = re.compile(_LINE_ENDS)
+# Line ends, as Python's universal newlines read them.
+_LINE_END = re.compile(r"\r\n|\r|\n")
+
+
+def _position(text: str, offset: int) -> Tuple[int, int]:
+    """Line and column (from 1) of character `offset` of `text`, its lines
+    ended as `_split_lines` ends them."""
+    ends = [end.end() for end in _LINE_END.finditer(text, 0, offset)]
+    return len(ends) + 1, offset - (ends[-1] if ends else 0) + 1
 
 
 def text_position(data: bytes, offset: int) -> Tuple[int, int]:
     """Line and column (characters, from 1) of byte `offset` of UTF-8 text
-    whose bytes before it decode. Lines end as `_split_lines` ends them; a
-    byte-order mark is no column."""
-    ends = [end.end() for end in _LINE_END_BYTES.finditer(data, 0, offset)]
-    start = ends[-1] if ends else 0
-    if start == 0 and data.startswith(codecs.BOM_UTF8):
-        start = len(codecs.BOM_UTF8)
-    return len(ends) + 1, len(data[start:offset].decode("utf-8", "replace")) + 1
+    whose bytes before it decode; a byte-order mark is no column."""
+    before = data[:offset].decode("utf-8", "replace")
+    before = before[1:] if before.startswith("\ufeff") else before
+    return _position(before, len(before))
 
 
 def decode_text(data: bytes, path: Optional[PathLike] = None) -> str:
@@ -446,7 +447,9 @@ def _load_json(path: Path) -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
-        raise LevelError(f"malformed JSON: {e.msg}", path, e.lineno, e.colno) from None
+        # json counts lines by LF alone; an editor also ends them at a lone CR.
+        line, col = _position(text, e.pos)
+        raise LevelError(f"malformed JSON: {e.msg}", path, line, col) from None
     except (ValueError, RecursionError) as e:
         # Integers past Python's digit limit, or nesting past the recursion limit.
         reason = "nested too deeply" if isinstance(e, RecursionError) else str(e).split(";")[0]
