@@ -297,6 +297,20 @@ def test_solve_all_folders(capsys, repo_root, tmp_path, unsolvable):
     assert not (boxed / "solution.txt").exists()
 
 
+def test_solve_all_counts_the_levels_on_its_progress_line(capsys, monkeypatch, repo_root, tmp_path):
+    for name in ("00", "01"):
+        copy_level(repo_root, name, tmp_path / "set")
+    terminal = FakeTerminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    code = cli.main(["solve", str(tmp_path / "set"), "--all"])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert list(table_rows(out)) == ["00", "01"]
+    # 01 takes well over the 0.5 s refresh; 00 ends before its first
+    assert "\r[2/2] 01 ... " in terminal.getvalue()
+    assert terminal.getvalue().endswith("\r\x1b[K")
+
+
 def test_solve_all_all_solved(capsys, repo_root, tmp_path):
     copy_level(repo_root, "00", tmp_path / "a")
     copy_level(repo_root, "00", tmp_path / "b")

@@ -253,13 +253,18 @@ def _run_all(args: argparse.Namespace) -> int:
     tasks = _all_tasks(args)
     limits = Limits.for_many(args.timeout, args.max_states, args.memory)
     line = StatusLine()
+    finished = [0]
+
+    def done(k: int, n: int, outcome: LevelOutcome) -> None:
+        finished[0] = k
 
     def progress(task: LevelTask, stats: SearchStats) -> None:
-        line.update(f"{safe(task.id)} ... {_progress_text(stats)}")
+        line.update(f"[{finished[0] + 1}/{len(tasks)}] {safe(task.id)} ... {_progress_text(stats)}")
 
     try:
         outcomes, completed = run_many(tasks, limits, args.mode, threads=args.threads or default_threads(),
-                                       write_solutions=True, on_progress=progress if line.enabled else None)
+                                       write_solutions=True, on_done=done,
+                                       on_progress=progress if line.enabled else None)
     finally:
         line.clear()
     if args.json:
