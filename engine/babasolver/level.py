@@ -32,6 +32,7 @@ from typing import Any, Dict, List, Optional, Tuple, Union
 
 from . import tiles
 from .errors import LevelError
+from .notation import Facing
 from .rulesets import DEFAULT_RULES, UnknownRules, rule_set, unknown_words
 
 __all__ = [
@@ -61,9 +62,9 @@ SOLUTION_FILE = "solution.txt"
 _EMPTY_CHARS = (" ", ".")
 
 
-#: Facing ids (as :class:`babasolver.notation.Facing`: 0 none, 1 up, 2 down,
-#: 3 left, 4 right) by the word a tiles.txt line may end with.
-FACING_WORDS: Dict[str, int] = {"up": 1, "down": 2, "left": 3, "right": 4}
+#: Facing ids (:class:`babasolver.notation.Facing`) by the word a tiles.txt
+#: line may end with: every facing but none.
+FACING_WORDS: Dict[str, int] = {f.word: int(f) for f in Facing if f is not Facing.NONE}
 
 
 @dataclass(frozen=True)
