@@ -67,7 +67,8 @@ class _SubcommandParser(_Parser):
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog=PROG,
-        description="Shortest solutions of Baba Is You levels (Keke AI Competition rules).",
+        description="Shortest solutions of Baba Is You levels, played by the Keke AI Competition judge's "
+                    "rules (--rules keke, the default) or the commercial game's (--rules baba).",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_SubcommandParser)
