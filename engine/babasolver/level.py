@@ -22,7 +22,6 @@ that names the file and, where it applies, ``line:col``.
 
 from __future__ import annotations
 
-import codecs
 import json
 import os
 import re
