@@ -4,19 +4,16 @@ reference engine on random maps, and the game's first two levels solved."""
 from __future__ import annotations
 
 import random
-from dataclasses import replace
-from typing import Any, List, Tuple
+from typing import Any, Tuple
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings, strategies as st
 
 from baba_scenarios import SCENARIOS, Check, Scenario, asserted, play
 from babasolver import tiles
-from babasolver._core import StateStore
 from babasolver.game import Simulation, replay
 from babasolver.level import Level, load_level, played_by
 from babasolver.notation import parse_solution
-from babasolver.reference import ReferenceSimulation
 from babasolver.reference_baba import BabaReferenceSimulation
 from babasolver.rulesets import core_level
 from babasolver.satisfice import first_solution

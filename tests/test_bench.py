@@ -11,7 +11,7 @@ import signal
 import pytest
 
 from babasolver import cli, solver
-from babasolver.app import report, running, solving, tasks as app_tasks
+from babasolver.app import report, running, tasks as app_tasks
 from babasolver.cli import bench, bench_text, common
 from babasolver.game import replay
 from babasolver.level import read_keke_set

@@ -14,7 +14,6 @@ import sys
 import pytest
 
 import babasolver
-from babasolver import cli
 from babasolver.app import limits
 from babasolver.errors import BabaError
 from util import assert_one_line_error, make_level, run_cli as run

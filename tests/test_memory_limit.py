@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from babasolver import cli, solver
+from babasolver import solver
 from babasolver.app.limits import Limits
 from babasolver.app.memory import SEARCH_MEMORY_SHARE, available_memory_bytes, default_search_memory
 from babasolver.errors import BabaError

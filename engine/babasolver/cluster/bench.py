@@ -13,7 +13,7 @@ import os
 import pickle
 import time
 from dataclasses import replace
-from typing import Any, Callable, Dict, List, Optional, Sequence
+from typing import Any, Callable, Dict, Optional, Sequence
 
 from .. import stopping
 from ..app.limits import MIN_SEARCH_GB, SEARCH_MEMORY_SHARE, Limits, max_gigabytes
