@@ -21,6 +21,7 @@ from babasolver.app.limits import Limits
 from babasolver.app.solving import why_not_a_win
 from babasolver.app.tasks import LevelTask, load_tasks
 from babasolver.game import Simulation
+from babasolver.level import level_from_ascii
 from babasolver.rulesets import core_level
 from babasolver.status import Status
 
@@ -199,6 +200,20 @@ def test_cluster_search_proves_what_one_process_proves(ray_session, full_biy):
             assert split.stats.unique == alone.stats.unique, rows[-1]
             assert sum(split.stats.states_per_worker) == split.stats.unique
     assert any(level_id == "136" for level_id in QUICK_FULL_BIY)
+
+
+def test_a_dead_root_is_counted_as_one_process_counts_it(ray_session):
+    """A level whose first position has nothing YOU or MOVE: the split
+    search said 0 states stored, where one process says 1 (the root)."""
+    from babasolver.cluster.bfs import solve_on_cluster
+
+    level = level_from_ascii("_____\n_B12_\n_.k._\n_____")      # baba is you, and no baba
+    alone = solver.solve(level, threads=1, mode="shortest")
+    for workers in (1, 2):
+        split = solve_on_cluster(level, workers)
+        assert (split.status, split.lower_bound) == (alone.status, alone.lower_bound) == (Status.UNSOLVABLE, 1)
+        assert split.stats.unique == alone.stats.unique == 1
+        assert sorted(split.stats.states_per_worker) == [0] * (workers - 1) + [1]
 
 
 def test_a_state_limit_gives_the_one_process_bound(ray_session, full_biy):

@@ -167,7 +167,8 @@ def solve_on_cluster(
     try:
         dead = search.get([a.root_is_dead.remote() for a in search.actors])[0]
         stats.startup = time.perf_counter() - started
-        if dead:
+        if dead:        # the root is stored, in its owner's part, as one process stores it
+            search.count([], search.get([a.receive.remote() for a in search.actors]))
             return search.result(Status.UNSOLVABLE)
         stats.peak_frontier = 1
         while True:
