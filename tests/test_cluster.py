@@ -21,7 +21,7 @@ from babasolver.app.limits import Limits
 from babasolver.app.solving import why_not_a_win
 from babasolver.app.tasks import LevelTask, load_tasks
 from babasolver.game import Simulation
-from babasolver.level import level_from_ascii
+from babasolver.level import level_from_ascii, played_by
 from babasolver.rulesets import core_level
 from babasolver.status import Status
 
@@ -200,6 +200,28 @@ def test_cluster_search_proves_what_one_process_proves(ray_session, full_biy):
             assert split.stats.unique == alone.stats.unique, rows[-1]
             assert sum(split.stats.states_per_worker) == split.stats.unique
     assert any(level_id == "136" for level_id in QUICK_FULL_BIY)
+
+
+def test_cluster_search_proves_what_one_process_proves_under_the_games_rules(ray_session, full_biy):
+    """The workers build their levels from the Level they are sent, so its
+    rule set travels with it: the commercial game's rules, here."""
+    from babasolver.cluster.bfs import solve_on_cluster
+
+    statuses = set()
+    for level_id in ["166", "84", "1", "6", "27", "51", "187", "183"]:
+        level = played_by(full_biy[level_id].level, "baba")
+        alone = solver.solve(level, threads=1, mode="shortest", timeout=60)
+        split = solve_on_cluster(level, 2, timeout=60, round_states=512)
+        row = f"{level_id}: {alone.status} {len(alone.solution or [])} / {split.status} {len(split.solution or [])}"
+        assert alone.status in (Status.SOLVED, Status.UNSOLVABLE), row
+        assert (split.status, split.lower_bound) == (alone.status, alone.lower_bound), row
+        if alone.status == Status.SOLVED:
+            assert len(split.solution) == len(alone.solution), row
+            assert why_not_a_win(level, split.solution) is None, row
+        else:
+            assert split.stats.unique == alone.stats.unique, row
+        statuses.add(alone.status)
+    assert statuses == {Status.SOLVED, Status.UNSOLVABLE}     # 166 is unsolvable under these rules
 
 
 def test_a_dead_root_is_counted_as_one_process_counts_it(ray_session):
