@@ -1,0 +1,108 @@
+"""What the solver reports, in every mode, on small random maps: every
+solution is a win in the judge at its length, none is shorter than a
+proven one, and the modes agree on what they prove.
+
+The judge runs with node; these tests skip, saying why, only when
+../shared or node is absent. The maps are small (5-7 by 4-6 cells, a YOU
+rule and a WIN rule among rule templates) so that breadth-first search
+decides most of them; the searches run on one thread with state limits
+only, so every run gives the same results.
+"""
+from __future__ import annotations
+
+import random
+import shutil
+from typing import List, Tuple
+
+import pytest
+
+from babasolver import solver
+from babasolver.conformance import LOOSE_TEXTS, OBJECT_OF, TEMPLATES, YOU_SENTENCES
+from babasolver.judge import Judge
+from babasolver.level import Level, level_from_ascii
+from babasolver.status import Status
+
+WIN_SENTENCES = ("F13", "F13", "R13", "B13", "K13")
+MAPS = 40
+MAX_STATES = 200_000
+# The other modes get less, so that breadth-first search's first phase
+# (a tenth of the states) ends undecided and the satisficing searches find
+# and shorten solutions.
+MODE_STATES = (2_000, 20_000)
+
+
+@pytest.fixture(scope="module")
+def judge(shared_dir):
+    if shutil.which("node") is None:
+        pytest.skip("node is absent: the judge runs on Node.js")
+    return Judge(shared_dir / "keke-reference")
+
+
+def small_map(rng: random.Random, name: str) -> Level:
+    """A YOU rule, a WIN rule and 0-2 rule templates, each placed whole, with
+    objects of every noun they name and at times a loose text."""
+    while True:
+        width, height = rng.randint(5, 7), rng.randint(4, 6)
+        grid = [["."] * width for _ in range(height)]
+
+        def put(chars: str) -> bool:
+            for _ in range(40):
+                x, y = rng.randrange(width), rng.randrange(height)
+                across = rng.random() < 0.6
+                cells = [(x + i, y) if across else (x, y + i) for i in range(len(chars))]
+                if all(0 <= cx < width and 0 <= cy < height and grid[cy][cx] == "." for cx, cy in cells):
+                    for (cx, cy), char in zip(cells, chars):
+                        grid[cy][cx] = char
+                    return True
+            return False
+
+        def scatter(char: str, n: int) -> None:
+            for _ in range(n):
+                x, y = rng.randrange(width), rng.randrange(height)
+                if grid[y][x] == ".":
+                    grid[y][x] = char
+
+        sentences = [rng.choice(YOU_SENTENCES), rng.choice(WIN_SENTENCES)] + rng.sample(TEMPLATES, rng.randint(0, 2))
+        if not all(put(sentence) for sentence in sentences):
+            continue
+        scatter(OBJECT_OF[sentences[0][0]], rng.randint(1, 2))
+        for noun in sorted({c for sentence in sentences for c in sentence if c in OBJECT_OF}):
+            scatter(OBJECT_OF[noun], rng.randint(1, 2))
+        for char in rng.sample(LOOSE_TEXTS, rng.randint(0, 1)):
+            scatter(char, 1)
+        rows = ["_" * (width + 2)] + ["_" + "".join(row) + "_" for row in grid] + ["_" * (width + 2)]
+        return level_from_ascii("\n".join(rows), name=name)
+
+
+def test_every_mode_reports_what_the_judge_plays_and_what_breadth_first_search_proves(judge):
+    rng = random.Random(20261129)
+    plays: List[Tuple[Level, list]] = []
+    labels: List[str] = []
+    statuses = set()
+    found_by = set()
+    for k in range(MAPS):
+        level = small_map(rng, f"map {k}")
+        proven = solver.solve(level, mode="shortest", threads=1, timeout=None, max_states=MAX_STATES)
+        statuses.add(proven.status)
+        decided = proven.status in (Status.SOLVED, Status.UNSOLVABLE)
+        for mode in ("shortest", "both", "fast"):
+            found = proven if mode == "shortest" else solver.solve(level, mode=mode, threads=1, timeout=None,
+                                                                   max_states=rng.choice(MODE_STATES))
+            row = f"{level.name} {mode}: {found.status} {found.keke!r} / shortest {proven.status} {proven.keke!r}"
+            if decided and proven.solution is None:
+                assert found.solution is None, row
+            if found.solution is not None:
+                found_by.add(found.found_by)
+                plays.append((level, found.solution))
+                labels.append(row)
+                if decided:
+                    assert len(found.solution) >= len(proven.solution), row
+                if found.proven_shortest:
+                    assert decided and len(found.solution) == len(proven.solution), row
+    for row, (_, solution), verdict in zip(labels, plays, judge.verdicts(plays)):
+        assert (verdict.won_at, verdict.illegal_at) == (len(solution), None), row
+    # The seed gives solved and unsolvable maps both, and dozens of solutions,
+    # found by breadth-first search and by the satisficing searches.
+    assert {Status.SOLVED, Status.UNSOLVABLE} <= statuses
+    assert len(plays) >= 60
+    assert {"breadth-first", "satisfice"} <= found_by, found_by
