@@ -1,9 +1,10 @@
 """What the solver reports, in every mode, on small random maps: every
-solution is a win in the judge at its length, none is shorter than a
-proven one, and the modes agree on what they prove.
+solution is a win at its length (in the judge, for its rules; on replay,
+for the game's), none is shorter than a proven one, and the modes agree on
+what they prove.
 
-The judge runs with node; these tests skip, saying why, only when
-../shared or node is absent. The maps are small (5-7 by 4-6 cells, a YOU
+The judge runs with node; its test skips, saying why, only when ../shared
+or node is absent. The maps are small (5-7 by 4-6 cells, a YOU
 rule and a WIN rule among rule templates) so that breadth-first search
 decides most of them; the searches run on one thread with state limits
 only, so every run gives the same results.
@@ -12,11 +13,13 @@ from __future__ import annotations
 
 import random
 import shutil
+from dataclasses import replace
 from typing import List, Tuple
 
 import pytest
 
 from babasolver import solver
+from babasolver.app.solving import why_not_a_win
 from babasolver.conformance import LOOSE_TEXTS, OBJECT_OF, TEMPLATES, YOU_SENTENCES
 from babasolver.judge import Judge
 from babasolver.level import Level, level_from_ascii
@@ -74,14 +77,17 @@ def small_map(rng: random.Random, name: str) -> Level:
         return level_from_ascii("\n".join(rows), name=name)
 
 
-def test_every_mode_reports_what_the_judge_plays_and_what_breadth_first_search_proves(judge):
+def solutions_of_every_mode(rules: str) -> List[Tuple[str, Level, list]]:
+    """(label, level, solution) of every solution each mode reports on the
+    small maps played by `rules`, after checking the modes against
+    breadth-first search: none shorter than a proven solution, none where
+    the level was proven unsolvable, every proof of the same length."""
     rng = random.Random(20261129)
-    plays: List[Tuple[Level, list]] = []
-    labels: List[str] = []
+    out: List[Tuple[str, Level, list]] = []
     statuses = set()
     found_by = set()
     for k in range(MAPS):
-        level = small_map(rng, f"map {k}")
+        level = replace(small_map(rng, f"map {k}"), rules=rules)
         proven = solver.solve(level, mode="shortest", threads=1, timeout=None, max_states=MAX_STATES)
         statuses.add(proven.status)
         decided = proven.status in (Status.SOLVED, Status.UNSOLVABLE)
@@ -93,16 +99,25 @@ def test_every_mode_reports_what_the_judge_plays_and_what_breadth_first_search_p
                 assert found.solution is None, row
             if found.solution is not None:
                 found_by.add(found.found_by)
-                plays.append((level, found.solution))
-                labels.append(row)
+                out.append((row, level, found.solution))
                 if decided:
                     assert len(found.solution) >= len(proven.solution), row
                 if found.proven_shortest:
                     assert decided and len(found.solution) == len(proven.solution), row
-    for row, (_, solution), verdict in zip(labels, plays, judge.verdicts(plays)):
-        assert (verdict.won_at, verdict.illegal_at) == (len(solution), None), row
     # The seed gives solved and unsolvable maps both, and dozens of solutions,
     # found by breadth-first search and by the satisficing searches.
     assert {Status.SOLVED, Status.UNSOLVABLE} <= statuses
-    assert len(plays) >= 60
+    assert len(out) >= 60
     assert {"breadth-first", "satisfice"} <= found_by, found_by
+    return out
+
+
+def test_every_mode_reports_what_the_judge_plays_and_what_breadth_first_search_proves(judge):
+    found = solutions_of_every_mode("keke")
+    for (row, _, solution), verdict in zip(found, judge.verdicts([(level, s) for _, level, s in found])):
+        assert (verdict.won_at, verdict.illegal_at) == (len(solution), None), row
+
+
+def test_under_the_games_rules_every_mode_reports_wins_and_what_breadth_first_search_proves():
+    for row, level, solution in solutions_of_every_mode("baba"):
+        assert why_not_a_win(level, solution) is None, row
