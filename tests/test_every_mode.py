@@ -1,7 +1,7 @@
 """What the solver reports, in every mode, on small random maps: every
 solution is a win at its length (in the judge, for its rules; on replay,
 for the game's), none is shorter than a proven one, and the modes agree on
-what they prove.
+what they prove (maps: conformance.winnable_levels).
 
 The judge runs with node; its test skips, saying why, only when ../shared
 or node is absent. The maps are small (5-7 by 4-6 cells, a YOU
@@ -20,12 +20,11 @@ import pytest
 
 from babasolver import solver
 from babasolver.app.solving import why_not_a_win
-from babasolver.conformance import LOOSE_TEXTS, OBJECT_OF, TEMPLATES, YOU_SENTENCES
+from babasolver.conformance import winnable_levels
 from babasolver.judge import Judge
-from babasolver.level import Level, level_from_ascii
+from babasolver.level import Level
 from babasolver.status import Status
 
-WIN_SENTENCES = ("F13", "F13", "R13", "B13", "K13")
 MAPS = 40
 MAX_STATES = 200_000
 # The other modes get less, so that breadth-first search's first phase
@@ -41,42 +40,6 @@ def judge(shared_dir):
     return Judge(shared_dir / "keke-reference")
 
 
-def small_map(rng: random.Random, name: str) -> Level:
-    """A YOU rule, a WIN rule and 0-2 rule templates, each placed whole, with
-    objects of every noun they name and at times a loose text."""
-    while True:
-        width, height = rng.randint(5, 7), rng.randint(4, 6)
-        grid = [["."] * width for _ in range(height)]
-
-        def put(chars: str) -> bool:
-            for _ in range(40):
-                x, y = rng.randrange(width), rng.randrange(height)
-                across = rng.random() < 0.6
-                cells = [(x + i, y) if across else (x, y + i) for i in range(len(chars))]
-                if all(0 <= cx < width and 0 <= cy < height and grid[cy][cx] == "." for cx, cy in cells):
-                    for (cx, cy), char in zip(cells, chars):
-                        grid[cy][cx] = char
-                    return True
-            return False
-
-        def scatter(char: str, n: int) -> None:
-            for _ in range(n):
-                x, y = rng.randrange(width), rng.randrange(height)
-                if grid[y][x] == ".":
-                    grid[y][x] = char
-
-        sentences = [rng.choice(YOU_SENTENCES), rng.choice(WIN_SENTENCES)] + rng.sample(TEMPLATES, rng.randint(0, 2))
-        if not all(put(sentence) for sentence in sentences):
-            continue
-        scatter(OBJECT_OF[sentences[0][0]], rng.randint(1, 2))
-        for noun in sorted({c for sentence in sentences for c in sentence if c in OBJECT_OF}):
-            scatter(OBJECT_OF[noun], rng.randint(1, 2))
-        for char in rng.sample(LOOSE_TEXTS, rng.randint(0, 1)):
-            scatter(char, 1)
-        rows = ["_" * (width + 2)] + ["_" + "".join(row) + "_" for row in grid] + ["_" * (width + 2)]
-        return level_from_ascii("\n".join(rows), name=name)
-
-
 def solutions_of_every_mode(rules: str) -> List[Tuple[str, Level, list]]:
     """(label, level, solution) of every solution each mode reports on the
     small maps played by `rules`, after checking the modes against
@@ -86,8 +49,8 @@ def solutions_of_every_mode(rules: str) -> List[Tuple[str, Level, list]]:
     out: List[Tuple[str, Level, list]] = []
     statuses = set()
     found_by = set()
-    for k in range(MAPS):
-        level = replace(small_map(rng, f"map {k}"), rules=rules)
+    for _, keke_level in winnable_levels(random.Random(20261129), MAPS):
+        level = replace(keke_level, rules=rules)
         proven = solver.solve(level, mode="shortest", threads=1, timeout=None, max_states=MAX_STATES)
         statuses.add(proven.status)
         decided = proven.status in (Status.SOLVED, Status.UNSOLVABLE)

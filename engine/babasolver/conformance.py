@@ -41,7 +41,7 @@ from .notation import parse_solution, to_keke
 from .reference import ReferenceSimulation
 
 __all__ = ["SETS", "ENGINES", "Differential", "StoredSolution", "shipped_levels", "random_actions",
-           "template_levels", "compare", "stored_solutions", "main"]
+           "template_levels", "winnable_levels", "compare", "stored_solutions", "main"]
 
 SETS = ("demo", "test", "full_biy")
 ENGINES: Dict[str, Callable[[Level], Union[Simulation, ReferenceSimulation]]] = {"core": Simulation, "reference": ReferenceSimulation}
@@ -86,49 +86,91 @@ OBJECT_OF = {"B": "b", "K": "k", "R": "r", "F": "f", "W": "w", "L": "l", "G": "g
 LOOSE_TEXTS = "BKRFL12345678901"
 
 
+WIN_SENTENCES = ("F13", "F13", "R13", "B13", "K13")
+
+
+class _Map:
+    """A map being drawn: `width` x `height` empty cells inside a border."""
+
+    def __init__(self, rng: random.Random, width: int, height: int) -> None:
+        self.rng, self.width, self.height = rng, width, height
+        self.grid = [["." for _ in range(width)] for _ in range(height)]
+
+    def _free(self, cells: Sequence[Tuple[int, int]]) -> bool:
+        return all(0 <= x < self.width and 0 <= y < self.height and self.grid[y][x] == "." for x, y in cells)
+
+    def put(self, chars: str, gap: bool = False) -> bool:
+        """`chars` in a line across or down on free cells (with `gap`, three
+        of them with one cell left free before the last); whether it fit."""
+        rng = self.rng
+        for _ in range(30):
+            x, y = rng.randrange(self.width), rng.randrange(self.height)
+            across = rng.random() < 0.6
+            offsets = [0, 1, 3] if gap else list(range(len(chars)))
+            cells = [(x + i, y) if across else (x, y + i) for i in offsets]
+            if self._free(cells):
+                for (cx, cy), char in zip(cells, chars):
+                    self.grid[cy][cx] = char
+                return True
+        return False
+
+    def scatter(self, char: str, n: int) -> None:
+        """`char` on up to `n` random cells, those that are free."""
+        for _ in range(n):
+            x, y = self.rng.randrange(self.width), self.rng.randrange(self.height)
+            if self.grid[y][x] == ".":
+                self.grid[y][x] = char
+
+    def level(self, name: str) -> Level:
+        border = "_" * (self.width + 2)
+        rows = [border] + ["_" + "".join(row) + "_" for row in self.grid] + [border]
+        return level_from_ascii("\n".join(rows), name=name)
+
+
+def _nouns(sentences: Sequence[str]) -> List[str]:
+    return sorted({c for sentence in sentences for c in sentence if c in OBJECT_OF})
+
+
 def template_levels(rng: random.Random, count: int) -> List[Tuple[str, Level]]:
     """Small random maps: a YOU rule with several objects of its noun, two
     to four more rule sentences (some one push away from forming), objects
     of every noun they name, loose texts, and texts between YOU objects."""
     out = []
     for k in range(count):
-        width, height = rng.randint(7, 10), rng.randint(6, 9)
-        grid = [["." for _ in range(width)] for _ in range(height)]
-
-        def free(cells: Sequence[Tuple[int, int]]) -> bool:
-            return all(0 <= x < width and 0 <= y < height and grid[y][x] == "." for x, y in cells)
-
-        def put(chars: str, gap: bool = False) -> bool:
-            for _ in range(30):
-                x, y = rng.randrange(width), rng.randrange(height)
-                across = rng.random() < 0.6
-                offsets = [0, 1, 3] if gap else list(range(len(chars)))
-                cells = [(x + i, y) if across else (x, y + i) for i in offsets]
-                if free(cells):
-                    for (cx, cy), char in zip(cells, chars):
-                        grid[cy][cx] = char
-                    return True
-            return False
-
-        def scatter(char: str, n: int) -> None:
-            for _ in range(n):
-                x, y = rng.randrange(width), rng.randrange(height)
-                if grid[y][x] == ".":
-                    grid[y][x] = char
-
+        drawn = _Map(rng, rng.randint(7, 10), rng.randint(6, 9))
         sentences = [rng.choice(YOU_SENTENCES)] + rng.sample(TEMPLATES, rng.randint(2, 4))
         for i, sentence in enumerate(sentences):
-            put(sentence, gap=i > 0 and rng.random() < 0.3)
+            drawn.put(sentence, gap=i > 0 and rng.random() < 0.3)
         you = OBJECT_OF[sentences[0][0]]
-        scatter(you, rng.randint(2, 3))
+        drawn.scatter(you, rng.randint(2, 3))
         if rng.random() < 0.5:      # a text between two YOU objects, to be pushed onto one
-            put(you + rng.choice(LOOSE_TEXTS) + you)
-        for noun in sorted({c for sentence in sentences for c in sentence if c in OBJECT_OF}):
-            scatter(OBJECT_OF[noun], rng.randint(1, 3))
+            drawn.put(you + rng.choice(LOOSE_TEXTS) + you)
+        for noun in _nouns(sentences):
+            drawn.scatter(OBJECT_OF[noun], rng.randint(1, 3))
         for char in rng.sample(LOOSE_TEXTS, rng.randint(0, 2)):
-            scatter(char, 1)
-        rows = ["_" * (width + 2)] + ["_" + "".join(row) + "_" for row in grid] + ["_" * (width + 2)]
-        out.append((f"map {k}", level_from_ascii("\n".join(rows), name=f"map {k}")))
+            drawn.scatter(char, 1)
+        out.append((f"map {k}", drawn.level(f"map {k}")))
+    return out
+
+
+def winnable_levels(rng: random.Random, count: int) -> List[Tuple[str, Level]]:
+    """Smaller maps (5-7 by 4-6 cells) for searches: a YOU rule, a WIN rule
+    and up to two more sentences, each whole, objects of every noun they
+    name, at times a loose text. Breadth-first search decides most of them
+    in a few thousand states, many with a win."""
+    out: List[Tuple[str, Level]] = []
+    while len(out) < count:
+        drawn = _Map(rng, rng.randint(5, 7), rng.randint(4, 6))
+        sentences = [rng.choice(YOU_SENTENCES), rng.choice(WIN_SENTENCES)] + rng.sample(TEMPLATES, rng.randint(0, 2))
+        if not all(drawn.put(sentence) for sentence in sentences):
+            continue
+        drawn.scatter(OBJECT_OF[sentences[0][0]], rng.randint(1, 2))
+        for noun in _nouns(sentences):
+            drawn.scatter(OBJECT_OF[noun], rng.randint(1, 2))
+        for char in rng.sample(LOOSE_TEXTS, rng.randint(0, 1)):
+            drawn.scatter(char, 1)
+        name = f"small map {len(out)}"
+        out.append((name, drawn.level(name)))
     return out
 
 
