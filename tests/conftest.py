@@ -2,16 +2,19 @@
 
 ``repo_root`` is this repository; ``shared_dir`` is ``../shared`` next to it,
 where the Keke level sets live. Tests that need it are skipped only when that
-folder is absent.
+folder is absent; those that need ``judge`` also when node is.
 """
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Dict
 
 import pytest
 from hypothesis import settings
+
+from babasolver.judge import Judge
 
 # A Hypothesis deadline is a timing assertion: on a loaded CI machine an
 # example that usually takes 50 ms can take 300, and Hypothesis then fails
@@ -49,6 +52,15 @@ def shared_dir() -> Path:
 def keke_sets(shared_dir: Path) -> Dict[str, Path]:
     """The three Keke JSON level sets: ``{"demo": path, "test": path, "full_biy": path}``."""
     return {key: shared_dir / "levels" / "keke" / name for key, name in KEKE_SET_FILES.items()}
+
+
+@pytest.fixture(scope="session")
+def judge(shared_dir: Path) -> Judge:
+    """The Keke competition's judge in ``../shared/keke-reference``, run by
+    node; skips if node is absent."""
+    if shutil.which("node") is None:
+        pytest.skip("node is absent: the judge runs on Node.js")
+    return Judge(shared_dir / "keke-reference")
 
 
 def pytest_terminal_summary(terminalreporter) -> None:

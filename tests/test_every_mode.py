@@ -1,30 +1,26 @@
 """What the solver reports, in every mode, on small random maps: every
 solution is a win at its length (in the judge, for its rules; on replay,
 for the game's), none is shorter than a proven one, and the modes agree on
-what they prove (maps: conformance.winnable_levels).
+what they prove.
 
-The judge runs with node; its test skips, saying why, only when ../shared
-or node is absent. The maps are small (5-7 by 4-6 cells, a YOU
-rule and a WIN rule among rule templates) so that breadth-first search
-decides most of them; the searches run on one thread with state limits
-only, so every run gives the same results.
+The maps (conformance.winnable_levels) are small enough for breadth-first
+search to decide most of them. The searches run on one thread with state
+limits only, so every run gives the same results. The judge's test skips,
+saying why, only when ../shared or node is absent.
 """
 from __future__ import annotations
 
 import random
-import shutil
 from dataclasses import replace
 from typing import List, Tuple
-
-import pytest
 
 from babasolver import solver
 from babasolver.app.solving import why_not_a_win
 from babasolver.conformance import winnable_levels
-from babasolver.judge import Judge
 from babasolver.level import Level
 from babasolver.status import Status
 
+SEED = 20261129
 MAPS = 40
 MAX_STATES = 200_000
 # The other modes get less, so that breadth-first search's first phase
@@ -33,23 +29,16 @@ MAX_STATES = 200_000
 MODE_STATES = (2_000, 20_000)
 
 
-@pytest.fixture(scope="module")
-def judge(shared_dir):
-    if shutil.which("node") is None:
-        pytest.skip("node is absent: the judge runs on Node.js")
-    return Judge(shared_dir / "keke-reference")
-
-
 def solutions_of_every_mode(rules: str) -> List[Tuple[str, Level, list]]:
     """(label, level, solution) of every solution each mode reports on the
     small maps played by `rules`, after checking the modes against
     breadth-first search: none shorter than a proven solution, none where
     the level was proven unsolvable, every proof of the same length."""
-    rng = random.Random(20261129)
+    rng = random.Random(SEED)       # the other modes' state limits
     out: List[Tuple[str, Level, list]] = []
     statuses = set()
     found_by = set()
-    for _, keke_level in winnable_levels(random.Random(20261129), MAPS):
+    for _, keke_level in winnable_levels(random.Random(SEED), MAPS):
         level = replace(keke_level, rules=rules)
         proven = solver.solve(level, mode="shortest", threads=1, timeout=None, max_states=MAX_STATES)
         statuses.add(proven.status)

@@ -9,12 +9,10 @@ over 50,000 turns on the Cython core; the documented full run
 from __future__ import annotations
 
 import random
-import shutil
 
 import pytest
 
 from babasolver import conformance
-from babasolver.judge import Judge
 from babasolver.notation import parse_solution
 
 ENGINES = ["core", "reference"]
@@ -30,13 +28,6 @@ NOT_WINNING = {f"full_biy {i}" for i in (21, 33, 37, 41, 46, 77)}
 @pytest.fixture(scope="module")
 def entries(shared_dir):
     return conformance.shipped_levels(shared_dir)
-
-
-@pytest.fixture(scope="module")
-def judge(shared_dir):
-    if shutil.which("node") is None:
-        pytest.skip("node is absent: the judge runs on Node.js")
-    return Judge(shared_dir / "keke-reference")
 
 
 @pytest.mark.parametrize("engine", ENGINES)

@@ -81,12 +81,10 @@ TEMPLATES = (
     "V15", "V13", "O17", "A17",
 )
 YOU_SENTENCES = ("B12", "K12", "R12", "A12")
+WIN_SENTENCES = ("F13", "F13", "R13", "B13", "K13")       # flag twice as often
 OBJECT_OF = {"B": "b", "K": "k", "R": "r", "F": "f", "W": "w", "L": "l", "G": "g", "S": "s",
              "A": "a", "O": "o", "V": "v"}
 LOOSE_TEXTS = "BKRFL12345678901"
-
-
-WIN_SENTENCES = ("F13", "F13", "R13", "B13", "K13")
 
 
 class _Map:
