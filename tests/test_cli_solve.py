@@ -179,6 +179,20 @@ def test_solve_mode_fast_stops_at_the_first_solution(capsys, repo_root, tmp_path
     assert data["status"] == "solved" and data["solution"]["moves"] == 8
 
 
+ONE_MOVE_TILES = "b Baba\nB Baba text\nI is text\nY you text\nf flag\nF flag text\n! win text\n. empty\n"
+
+
+@pytest.mark.parametrize("mode, status", [
+    ("shortest", "solved: 1 move, the fewest possible"),
+    ("fast", "solved: 1 move, not proven shortest (every solution has at least 1 move; --mode fast)"),
+])
+def test_solve_says_one_move_not_one_moves(capsys, tmp_path, mode, status):
+    folder = make_folder(tmp_path / "one", ONE_MOVE_TILES, "BIY\nFI!\nbf.\n")
+    code, out, _ = run(capsys, "solve", folder, "--mode", mode)
+    assert code == 0
+    assert field(out, "status") == status
+
+
 def test_solve_interrupted(capsys, monkeypatch, repo_root, tmp_path):
     """Ctrl-C while searching: the solver stops, the counters so far are printed, exit 130."""
     folder = copy_level(repo_root, "01", tmp_path)

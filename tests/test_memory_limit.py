@@ -140,7 +140,7 @@ print(cli.main(["solve", {str(folder)!r}, "--mode", sys.argv[1], "--threads", "2
     # address space mapped (VmSize 25 -> 168 MB here, without a cap: its
     # threads' malloc arenas among it), which the second run's default
     # --memory rightly left out, and it stopped at 20 MB (seen once in CI).
-    for mode, status in [("fast", "solved: 390 moves, not proven shortest (every solution has at least 1 moves; "
+    for mode, status in [("fast", "solved: 390 moves, not proven shortest (every solution has at least 1 move; "
                                   "--mode fast)"),
                          ("shortest", "solved: 390 moves, the fewest possible")]:
         done = subprocess.run([sys.executable, "-c", script, mode], capture_output=True, text=True, timeout=300,

@@ -22,8 +22,8 @@ from ..status import Status
 from .bench_text import format_scaling, format_summary, format_table, si
 from .common import (
     EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_judge_argument, add_limit_arguments,
-    add_mode_argument, add_rules_argument, best_so_far, check_judge_rules, gigabytes, job_count, path_argument, safe,
-    thread_count,
+    add_mode_argument, add_rules_argument, best_so_far, check_judge_rules, gigabytes, job_count, path_argument, plural,
+    safe, thread_count,
 )
 
 
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
 
     def on_done(k: int, n: int, o: LevelOutcome) -> None:
         finished[0] = k
-        moves = f" {o.moves} moves" if o.moves is not None else ""
+        moves = f" {plural(o.moves, 'move')}" if o.moves is not None else ""
         note = f" ({safe(o.note)})" if o.note else ""
         line.line(f"[{k}/{n}] {safe(o.id)} {o.status}{moves}, {o.unique:,} states, {o.elapsed:.3f} s{note}")
 

@@ -7,7 +7,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..app.report import LONG_SEARCH, SCALING_POINTS, ScalingRow, Summary
 from ..app.running import PROGRESS_EVERY, LevelOutcome
 from ..status import Status
-from .common import aligned, safe
+from .common import aligned, plural, safe
 
 __all__ = ["format_table", "format_summary", "format_scaling", "si"]
 
@@ -28,10 +28,6 @@ def _power(p: int) -> str:
     """100000 -> '1e5'."""
     exponent = int(round(math.log10(p))) if p > 0 else 0
     return f"1e{exponent}" if 10 ** exponent == p else f"{p:,}"
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def _seconds(x: float) -> str:
@@ -111,7 +107,7 @@ def format_summary(s: Summary, title: str = "summary") -> str:
                                f" in {_seconds(s.total_time)} s of search)"),
         (f"median states/s (searches >= {LONG_SEARCH:g} s)",
          "-" if s.median_states_per_second_long is None
-         else f"{si(s.median_states_per_second_long)} (over {_plural(s.long_searches, 'level')})"),
+         else f"{si(s.median_states_per_second_long)} (over {plural(s.long_searches, 'level')})"),
         ("peak RSS", f"{s.peak_rss_mb:.1f} MB (this process {s.peak_rss_self_mb:.1f} MB,"
                      f" largest child process {s.peak_rss_children_mb:.1f} MB)"),
         ("bytes per unique state",
@@ -125,7 +121,7 @@ def format_summary(s: Summary, title: str = "summary") -> str:
     lines = [f"{title}:"] + [f"  {label.ljust(width)}  {value}" for label, value in rows]
     lines.append("  unsolved:" + ("" if s.unsolved else " none"))
     bounds = dict(s.bounded_ids)
-    lines += [f"    {safe(lid)}: {safe(why)}" + (f", every solution has at least {bounds[lid]} moves"
+    lines += [f"    {safe(lid)}: {safe(why)}" + (f", every solution has at least {plural(bounds[lid], 'move')}"
                                       if bounds.get(lid) and why != "proven unsolvable" else "")
               for lid, why in s.unsolved]
     lines.append("  hardest (most unique states):")
@@ -144,7 +140,7 @@ def format_scaling(rows: Sequence[ScalingRow]) -> str:
         points = ", ".join(
             f"{_power(p)}: " + ("not reached" if r.unique < p else si(rate)) for p, rate in r.at.items()
         )
-        lines.append(f"  {safe(r.id)} ({_plural(r.unique, 'state')}, {_plural(r.samples, 'sample')}): {points};"
+        lines.append(f"  {safe(r.id)} ({plural(r.unique, 'state')}, {plural(r.samples, 'sample')}): {points};"
                      f" first window {si(r.first_window)}, last window {si(r.last_window)},"
                      f" overall {si(r.overall)}")
     return "\n".join(lines)

@@ -11,7 +11,7 @@ from ..judge import Judge
 from ..notation import to_arrows
 from .common import (
     EXIT_NO, EXIT_OK, PROG, Subparsers, add_judge_argument, add_level_arguments, add_rules_argument,
-    check_judge_rules, dump_json, safe,
+    check_judge_rules, dump_json, plural, safe,
 )
 from .solve import solution_json
 
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
             },
         })
     else:
-        print(f"{safe(level.name)}: {to_arrows(actions) or '(empty)'} ({n} moves, from {safe(source)})")
+        print(f"{safe(level.name)}: {to_arrows(actions) or '(empty)'} ({plural(n, 'move')}, from {safe(source)})")
         print(result.summary(n))
         if verdict is not None:
             print(f"judge: {verdict.describe(n)}")

@@ -170,11 +170,16 @@ def write_utf8(data: bytes, flush: bool = True) -> None:
 
 def best_so_far(best: Optional[int]) -> str:
     """The satisficing searches' progress: the shortest solution yet."""
-    return "no solution yet" if best is None else f"best {best} moves so far"
+    return "no solution yet" if best is None else f"best {plural(best, 'move')} so far"
 
 
 def count(n: int) -> str:
     return f"{n:,}"
+
+
+def plural(n: int, word: str) -> str:
+    """`n` and `word`, with an s unless n is 1: "1 move", "1,024 states"."""
+    return f"{n:,} {word}" + ("" if n == 1 else "s")
 
 
 def print_rows(rows: Sequence[Tuple[str, str]]) -> None:

@@ -20,7 +20,7 @@ from ..notation import Action, parse_solution
 from ..rulesets import rule_set
 from .common import (
     EXIT_NO, EXIT_OK, Subparsers, add_level_arguments, add_rules_argument, delay_seconds, json_utf8, path_argument,
-    safe, step_number, write_utf8,
+    plural, safe, step_number, write_utf8,
 )
 
 
@@ -85,7 +85,7 @@ def render_level(level: Level, entry: Optional[KekeLevel] = None) -> str:
         lines.append(f"  {ch} = {tiles.NAMES[tid]}")
     if entry is not None and entry.solution:
         lines.append("")
-        lines.append(f"stored solution ({len(entry.solution)} moves): {safe(entry.solution)}")
+        lines.append(f"stored solution ({plural(len(entry.solution), 'move')}): {safe(entry.solution)}")
     return "\n".join(lines)
 
 

@@ -18,7 +18,8 @@ from ..solver import SearchResult, SearchStats
 from ..status import Status
 from .common import (
     EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_level_arguments,
-    add_limit_arguments, add_mode_argument, add_rules_argument, aligned, best_so_far, count, dump_json, print_rows, safe, thread_count,
+    add_limit_arguments, add_mode_argument, add_rules_argument, aligned, best_so_far, count, dump_json, plural, print_rows, safe,
+    thread_count,
     worker_count,
 )
 
@@ -93,12 +94,12 @@ def _gigabytes(n: int) -> str:
 def explain(result: SearchResult, limits: Limits) -> str:
     """The human explanation of a search's status."""
     status = result.status
-    bound = f"every solution has at least {result.lower_bound} moves"
+    bound = f"every solution has at least {plural(result.lower_bound, 'move')}"
     if status == Status.SOLVED:
         if result.proven_shortest:
-            return f"solved: {len(result.solution or [])} moves, the fewest possible"
+            return f"solved: {plural(len(result.solution or []), 'move')}, the fewest possible"
         why = f"breadth-first search stopped at the {result.limit}" if result.limit else "--mode fast"
-        return f"solved: {len(result.solution or [])} moves, not proven shortest ({bound}; {why})"
+        return f"solved: {plural(len(result.solution or []), 'move')}, not proven shortest ({bound}; {why})"
     if status == Status.UNSOLVABLE:
         return "unsolvable: every reachable state was explored and none wins"
     if status == Status.STATE_LIMIT:
@@ -113,7 +114,7 @@ def explain(result: SearchResult, limits: Limits) -> str:
                 f"{_seconds(result.stats.elapsed)}; the level may still be solvable ({bound})")
     if status == Status.INTERRUPTED:
         if result.solution is not None:
-            return (f"interrupted ({stopping.cause()}): best solution so far {len(result.solution)} moves, not proven"
+            return (f"interrupted ({stopping.cause()}): best solution so far {plural(len(result.solution), 'move')}, not proven"
                     f" shortest ({bound}), not written; counters so far below")
         return f"interrupted ({stopping.cause()}): stopped before a solution was found; counters so far below"
     return f"{status}: {result.note}"
