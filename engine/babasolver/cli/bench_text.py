@@ -121,9 +121,12 @@ def format_summary(s: Summary, title: str = "summary") -> str:
     lines = [f"{title}:"] + [f"  {label.ljust(width)}  {value}" for label, value in rows]
     lines.append("  unsolved:" + ("" if s.unsolved else " none"))
     bounds = dict(s.bounded_ids)
-    lines += [f"    {safe(lid)}: {safe(why)}" + (f", every solution has at least {plural(bounds[lid], 'move')}"
-                                      if bounds.get(lid) and why != "proven unsolvable" else "")
-              for lid, why in s.unsolved]
+
+    def bound(lid: str, why: str) -> str:
+        found = bounds.get(lid)
+        return "" if not found or why == "proven unsolvable" else f", every solution has at least {plural(found, 'move')}"
+
+    lines += [f"    {safe(lid)}: {safe(why)}{bound(lid, why)}" for lid, why in s.unsolved]
     lines.append("  hardest (most unique states):")
     lines += [f"    {safe(lid)}: {unique:,} states, {status}" for lid, status, unique in s.hardest]
     return "\n".join(lines)
