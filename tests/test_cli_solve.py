@@ -141,12 +141,45 @@ def test_solve_unsolvable(capsys, unsolvable):
 
 def test_solve_state_limit(capsys, repo_root, tmp_path):
     folder = copy_level(repo_root, "00", tmp_path)
-    (folder / "solution.txt").write_text("8→\n", encoding="utf-8")
+    (folder / "solution.txt").write_text("2→ 1↑\n", encoding="utf-8")     # stale: it does not win
     code, out, _ = run(capsys, "solve", folder, "--max-states", "5")
     assert code == 1
     assert field(out, "status").startswith("state limit hit (--max-states 5)")
     assert "may still be solvable" in out
+    assert "kept" not in out and "written" not in out
     assert not (folder / "solution.txt").exists()
+
+
+def test_a_solution_that_still_wins_survives_a_run_that_finds_none(capsys, repo_root, tmp_path):
+    # It was deleted with the stale ones: `solve levels/01 --timeout 1` deleted the shipped solution.
+    folder = copy_level(repo_root, "01", tmp_path)
+    shipped = (repo_root / "levels" / "01" / "solution.txt").read_text(encoding="utf-8")
+    (folder / "solution.txt").write_text(shipped, encoding="utf-8")
+    code, out, _ = run(capsys, "solve", folder, "--timeout", "0.05", "--mode", "shortest")
+    assert code == 1 and field(out, "status").startswith("time limit hit")
+    assert field(out, "kept") == f"{folder / 'solution.txt'} (20 moves; it still wins)"
+    assert (folder / "solution.txt").read_text(encoding="utf-8") == shipped
+
+
+def test_a_longer_solution_found_does_not_replace_a_shorter_one(capsys, repo_root, tmp_path):
+    # --mode fast replaced the 20 moves of levels/01 with the 41 it found first.
+    folder = copy_level(repo_root, "01", tmp_path)
+    shipped = (repo_root / "levels" / "01" / "solution.txt").read_text(encoding="utf-8")
+    (folder / "solution.txt").write_text(shipped, encoding="utf-8")
+    code, out, _ = run(capsys, "solve", folder, "--mode", "fast", "--threads", "1", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["status"] == "solved" and data["solution"]["moves"] > 20
+    assert data["solution_file"] == {"path": str(folder / "solution.txt"), "moves": 20, "kept": True}
+    assert (folder / "solution.txt").read_text(encoding="utf-8") == shipped
+
+
+def test_a_shorter_solution_found_replaces_a_longer_one(capsys, repo_root, tmp_path):
+    folder = copy_level(repo_root, "00", tmp_path)
+    (folder / "solution.txt").write_text("1↑ 1↓ 8→\n", encoding="utf-8")     # it wins, in 10 moves
+    code, out, _ = run(capsys, "solve", folder)
+    assert code == 0
+    assert field(out, "written") == str(folder / "solution.txt")
+    assert (folder / "solution.txt").read_text(encoding="utf-8") == "8→\n"
 
 
 def test_solve_time_limit(capsys, repo_root, tmp_path):
@@ -228,8 +261,9 @@ def test_solve_json(capsys, repo_root, tmp_path):
     assert code == 0
     data = json.loads(out)
     assert set(data) == {"level", "rule_set", "status", "proven_shortest", "lower_bound", "limit", "solution",
-                         "best_so_far", "found_by", "proved_by",
+                         "best_so_far", "found_by", "proved_by", "solution_file",
                          "stats"}
+    assert data["solution_file"] == {"path": str(folder / "solution.txt"), "moves": 8, "kept": False}
     assert data["level"] == "00"
     assert data["status"] == "solved"
     assert data["proven_shortest"] is True and data["lower_bound"] == 8 and data["limit"] is None
@@ -309,6 +343,29 @@ def test_solve_all_folders(capsys, repo_root, tmp_path, unsolvable):
     assert total.startswith("total: 2 levels: 1 solved, 1 unsolvable;")
     assert (level00 / "solution.txt").read_text(encoding="utf-8") == "8→\n"
     assert not (boxed / "solution.txt").exists()
+
+
+def test_solve_all_keeps_a_winning_solution_and_reports_each_file(capsys, repo_root, tmp_path):
+    kept = copy_level(repo_root, "00", tmp_path / "set")
+    (kept / "solution.txt").write_text("8→\n", encoding="utf-8")
+    written = copy_level(repo_root, "00", tmp_path / "set" / "again")
+    code, out, _ = run(capsys, "solve", tmp_path / "set", "--all", "--json")
+    assert code == 0
+    files = {record["id"]: record["solution_file"] for record in json.loads(out)}
+    assert files == {"00": {"path": str(kept / "solution.txt"), "moves": 8, "kept": True},
+                     "again/00": {"path": str(written / "solution.txt"), "moves": 8, "kept": False}}
+
+
+def test_a_level_that_cannot_be_read_leaves_its_solution_file(capsys, repo_root, tmp_path):
+    # Whether it still wins cannot be told; it was deleted, so a typo in tiles.txt cost the solution.
+    folder = copy_level(repo_root, "00", tmp_path)
+    (folder / "solution.txt").write_text("8→\n", encoding="utf-8")
+    (folder / "tiles.txt").write_text("b Baba\nb Baba text\n", encoding="utf-8")
+    code, out, err = run(capsys, "solve", folder)
+    assert_one_line_error(code, out, err)
+    code, out, _ = run(capsys, "solve", folder.parent, "--all")
+    assert code == 2 and "error" in out
+    assert (folder / "solution.txt").read_text(encoding="utf-8") == "8→\n"
 
 
 def test_solve_all_counts_the_levels_on_its_progress_line(capsys, monkeypatch, repo_root, tmp_path):

@@ -103,6 +103,9 @@ class SearchResult:
     note: str = ""                 # why a solution is WRONG
     found_by: Optional[str] = None   # the phase (schedule.Phase.name) that found the solution
     proved_by: Optional[str] = None  # the phase that proved it shortest, or the level unsolvable
+    # A level folder's solution file that app.solving kept: it wins, and the
+    # search found nothing shorter.
+    kept_solution: Optional[list[Action]] = None
 
     @property
     def solved(self) -> bool:

@@ -10,15 +10,11 @@ from ..errors import BabaError
 from ..files import check_input
 from ..game import Replay, replay
 from ..judge import Judge, Verdict
-from ..level import KekeLevel, Level, decode_text
+from ..level import KekeLevel, Level
 from ..notation import Action, parse_solution
-from .solving import solution_path
+from .solving import MAX_SOLUTION_BYTES, read_solution_file, solution_path
 
 __all__ = ["Check", "find_solution", "check_solution", "MAX_SOLUTION_BYTES"]
-
-#: The largest solution file read: a solution of the most moves allowed
-#: (notation.MAX_MOVES) written as arrow runs takes at most 5 bytes a move.
-MAX_SOLUTION_BYTES = 16 * 2**20
 
 
 @dataclass
@@ -53,18 +49,7 @@ def find_solution(level_path: Path, text: Optional[str], entry: Optional[KekeLev
     check_input(path, folders=False)
     if not path.is_file():
         raise BabaError(f"{path}: no such file; give SOLUTION or run '{command} solve {level_path}' first")
-    try:
-        with open(path, "rb") as f:
-            data = f.read(MAX_SOLUTION_BYTES + 1)
-    except OSError as e:
-        raise BabaError(f"{path}: cannot read: {e.strerror or e}") from None
-    if len(data) > MAX_SOLUTION_BYTES:
-        raise BabaError(f"{path}: larger than {MAX_SOLUTION_BYTES // 2**20} MiB; no solution is that long")
-    text = decode_text(data, path)
-    try:
-        return parse_solution(text), str(path)
-    except BabaError as e:
-        raise BabaError(f"{path}: {e}") from None
+    return read_solution_file(path), str(path)
 
 
 def check_solution(level: Level, actions: List[Action], source: str = "argument",

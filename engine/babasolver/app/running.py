@@ -33,7 +33,7 @@ from ..solver import DEFAULT_MODE, SearchStats
 from ..status import Status
 from .limits import Limits
 from .memory import default_memory_limit
-from .solving import remove_solution, solution_path, solve_level
+from .solving import SolutionFile, solution_file_after, solve_level
 from .tasks import LevelTask
 
 __all__ = ["Sample", "LevelOutcome", "run_level", "run_many", "PROGRESS_EVERY"]
@@ -74,7 +74,7 @@ class LevelOutcome:
     judge: Optional[str] = None               # "accepted" or "rejected: why" with a judge
     name: str = ""                            # the level's name
     rules: str = DEFAULT_RULES                # the rule set it was played by
-    written: Optional[str] = None             # the solution file written
+    solution_file: Optional[SolutionFile] = None   # a folder's solution file after the run
 
     @property
     def solved(self) -> bool:
@@ -119,13 +119,11 @@ def run_level(
     """Search one level and say how it went. A level that cannot be read or
     won gives ERROR with the reason; MemoryError gives MEMORY_LIMIT; any
     other exception gives ERROR (KeyboardInterrupt propagates). With
-    `write_solution`, a folder level's solution file is replaced."""
+    `write_solution`, a folder level's solution file ends holding the
+    shortest solution known (see solving.solve_level)."""
     outcome = LevelOutcome(task.id, Status.ERROR, reference_moves=task.reference_moves, rules=task.rules)
     folder = task.folder if write_solution else None
     if task.level is None:
-        if folder is not None:
-            with contextlib.suppress(BabaError, OSError):   # the level's own error says more
-                remove_solution(folder)
         outcome.note = task.error or "the level could not be read"
         return outcome
     outcome.name = task.level.name
@@ -157,6 +155,7 @@ def run_level(
 
     stats = result.stats
     outcome.status = Status(result.status)
+    outcome.solution_file = solution_file_after(folder, result)
     outcome.proven_shortest, outcome.lower_bound, outcome.limit = (
         result.proven_shortest, result.lower_bound, result.limit)
     outcome.found_by, outcome.proved_by = result.found_by, result.proved_by
@@ -174,8 +173,6 @@ def run_level(
         outcome.note = result.note
     elif result.status == Status.SOLVED:
         outcome.verified = True
-        if folder is not None:
-            outcome.written = str(solution_path(folder))
         ref = outcome.reference_moves
         if ref is not None and outcome.reference_wins and len(outcome.solution or []) > ref:
             outcome.note = f"longer than the reference ({ref} moves)"

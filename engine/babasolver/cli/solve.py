@@ -9,7 +9,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .. import stopping
 from ..app.limits import DEFAULT_MAX_STATES, PER_CPU, Limits, default_threads
 from ..app.running import LevelOutcome, run_many
-from ..app.solving import SOLUTION_FILE, Search, solve_path
+from ..app.solving import SOLUTION_FILE, Search, SolutionFile, solve_path
 from ..app.tasks import LevelTask, load_tasks
 from ..cluster.stats import ClusterStats
 from ..errors import BabaError
@@ -35,8 +35,9 @@ def add_parser(subparsers: Subparsers) -> None:
         description="Find a shortest solution (fewest turns) by breadth-first search, with a "
         "satisficing search beside it for levels breadth-first search cannot finish (see --mode). "
         "The result says whether the solution is proven shortest, and the lower bound breadth-first "
-        f"search established. For a level folder, {SOLUTION_FILE} is deleted first and written "
-        "again on success. Exit status: 0 solved; 1 proven unsolvable or a limit was hit; 2 bad "
+        f"search established. For a level folder, {SOLUTION_FILE} ends holding the shortest solution "
+        "known: one there that still wins is kept unless a shorter one is found, one that does not is "
+        "deleted. Exit status: 0 solved; 1 proven unsolvable or a limit was hit; 2 bad "
         "input; 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).",
     )
     add_level_arguments(p)
@@ -120,6 +121,20 @@ def explain(result: SearchResult, limits: Limits) -> str:
     return f"{status}: {result.note}"
 
 
+def _solution_file_rows(file: Optional[SolutionFile], solved: bool) -> List[Tuple[str, str]]:
+    """What a level folder's solution file holds after the run."""
+    if file is None:
+        return []
+    if not file.kept:
+        return [("written", safe(file.path))]
+    why = "the solution found is not shorter" if solved else "it still wins"
+    return [("kept", f"{safe(file.path)} ({plural(file.moves, 'move')}; {why})")]
+
+
+def solution_file_json(file: Optional[SolutionFile]) -> Optional[Dict[str, Any]]:
+    return None if file is None else {"path": file.path, "moves": file.moves, "kept": file.kept}
+
+
 def _progress_text(stats: SearchStats) -> str:
     if stats.satisficing:
         return f"satisficing: {best_so_far(stats.best)}  {count(stats.unique)} states  {stats.elapsed:.1f} s"
@@ -178,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     search, started = _cluster_search(args)
     line = StatusLine()
     try:
-        level, result, written = solve_path(
+        level, result, solution_file = solve_path(
             Path(args.level), args.level_id, limits, mode=args.mode, threads=args.threads, rules=args.rules,
             progress=(lambda s: line.update(_progress_text(s))) if line.enabled else None, search=search)
     finally:
@@ -193,7 +208,8 @@ def run(args: argparse.Namespace) -> int:
             "lower_bound": result.lower_bound, "limit": result.limit,
             "found_by": result.found_by, "proved_by": result.proved_by,
             "solution": solution_json(result.solution if result.status != Status.INTERRUPTED else None),
-            "best_so_far": solution_json(_best_so_far(result)), "stats": stats_json(result.stats),
+            "best_so_far": solution_json(_best_so_far(result)),
+            "solution_file": solution_file_json(solution_file), "stats": stats_json(result.stats),
             **({"error": result.note} if result.status == Status.ERROR else {}),
         })
         return _exit_code(result.status)
@@ -204,10 +220,9 @@ def run(args: argparse.Namespace) -> int:
         rows += [("best so far", to_arrows(best)), ("keke", to_keke(best))]
     elif result.solution is not None:
         rows += [("solution", to_arrows(result.solution)), ("keke", to_keke(result.solution))]
-        if written is not None:
-            rows.append(("written", str(written)))
     else:
         rows.append(("solution", "none"))
+    rows += _solution_file_rows(solution_file, result.status == Status.SOLVED)
     rows += _phases(result)
     stats = result.stats
     rows += [("expanded", count(stats.expanded)), ("generated", count(stats.generated)),
@@ -242,6 +257,7 @@ def _record(o: LevelOutcome) -> Dict[str, Any]:
         "found_by": o.found_by, "proved_by": o.proved_by,
         "solution": solution_json(o.solution if o.solved else None),
         "best_so_far": solution_json(o.solution if o.status == Status.INTERRUPTED else None),
+        "solution_file": solution_file_json(o.solution_file),
         "stats": None if o.status == Status.ERROR else {
             "expanded": o.expanded, "generated": o.generated, "unique": o.unique, "dead_ends": o.dead_ends,
             "depth": o.depth, "peak_frontier": o.peak_frontier, "elapsed": round(o.elapsed, 6),
