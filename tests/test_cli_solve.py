@@ -168,7 +168,7 @@ def test_a_longer_solution_found_does_not_replace_a_shorter_one(capsys, repo_roo
     (folder / "solution.txt").write_text(shipped, encoding="utf-8")
     code, out, _ = run(capsys, "solve", folder, "--mode", "fast", "--threads", "1", "--json")
     data = json.loads(out)
-    assert code == 0 and data["status"] == "solved" and data["solution"]["moves"] > 20
+    assert code == 0 and data["status"] == "solved" and data["solution"]["moves"] >= 20   # 41 here
     assert data["solution_file"] == {"path": str(folder / "solution.txt"), "moves": 20, "kept": True}
     assert (folder / "solution.txt").read_text(encoding="utf-8") == shipped
 
