@@ -354,6 +354,10 @@ def test_solve_all_keeps_a_winning_solution_and_reports_each_file(capsys, repo_r
     files = {record["id"]: record["solution_file"] for record in json.loads(out)}
     assert files == {"00": {"path": str(kept / "solution.txt"), "moves": 8, "kept": True},
                      "again/00": {"path": str(written / "solution.txt"), "moves": 8, "kept": False}}
+    (written / "solution.txt").unlink()
+    code, out, _ = run(capsys, "solve", tmp_path / "set", "--all")
+    assert code == 0
+    assert out.splitlines()[-1] == "kept, as no shorter solution was found: 00 (8 moves)"
 
 
 def test_a_level_that_cannot_be_read_leaves_its_solution_file(capsys, repo_root, tmp_path):
@@ -512,4 +516,6 @@ def test_one_level_of_all_is_one_level(capsys, repo_root, tmp_path):
     shutil.copytree(repo_root / "levels" / "00", folder)
     code, out, err = run(capsys, "solve", "--all", folder.parent)
     assert code == 0, err
-    assert out.splitlines()[-1].startswith("total: 1 level: 1 solved;")
+    total, kept = out.splitlines()[-2:]      # the copy has the shipped solution.txt, which wins
+    assert total.startswith("total: 1 level: 1 solved;")
+    assert kept == "kept, as no shorter solution was found: 00 (8 moves)"

@@ -320,3 +320,7 @@ def _print_table(outcomes: Sequence[LevelOutcome], total: int) -> None:
     levels = "level" if total == 1 else "levels"
     done = f"{len(outcomes)} {levels}" if len(outcomes) == total else f"{len(outcomes)} of {total} {levels}"
     print(f"total: {done}: {', '.join(parts) or 'none'}; {states} states; {seconds:.2f} s")
+    kept = [(o.id, o.solution_file.moves) for o in outcomes if o.solution_file is not None and o.solution_file.kept]
+    if kept:
+        print("kept, as no shorter solution was found: "
+              + ", ".join(f"{safe(lid)} ({plural(moves, 'move')})" for lid, moves in kept))
