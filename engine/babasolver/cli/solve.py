@@ -19,8 +19,7 @@ from ..status import Status
 from .common import (
     EXIT_ERROR, EXIT_INTERRUPTED, EXIT_NO, EXIT_OK, StatusLine, Subparsers, add_level_arguments,
     add_limit_arguments, add_mode_argument, add_rules_argument, aligned, best_so_far, count, dump_json, plural, print_rows, safe,
-    thread_count,
-    worker_count,
+    thread_count, worker_count,
 )
 
 #: Statuses, in the order the totals line gives them.
