@@ -11,7 +11,7 @@ from typing import Callable, List, Optional, Tuple
 
 from .. import tiles
 from ..errors import BabaError
-from ..files import check_input, check_output, write_atomic
+from ..files import check_output, write_atomic
 from ..game import ending, replay
 from ..level import SOLUTION_FILE, Level, decode_text
 from ..notation import Action, parse_solution, to_arrows
@@ -61,11 +61,10 @@ def solution_file_after(folder: Optional[Path], result: SearchResult) -> Optiona
 
 
 def read_solution_file(path: Path) -> List[Action]:
-    """The moves of a solution file; BabaError naming the file when it is
-    missing, not a regular file, too large, not UTF-8 or not a solution."""
-    check_input(path, folders=False)
-    if not path.is_file():
-        raise BabaError(f"{path}: no such file")
+    """The moves of a solution file, which the caller has found to be a
+    regular file (check says how to make a missing one, solve deletes a
+    stale one); BabaError naming the file when it cannot be read, is too
+    large, is not UTF-8 or is not a solution."""
     try:
         with open(path, "rb") as f:
             data = f.read(MAX_SOLUTION_BYTES + 1)
