@@ -87,7 +87,7 @@ def _cluster_slots(args: argparse.Namespace) -> Tuple[Optional[int], bool]:
 
 def _where(args: argparse.Namespace, slots: Optional[int], threads: int, memory_limit: Optional[int]) -> str:
     if slots is not None:
-        return f"cluster {args.cluster}, {slots} level{'' if slots == 1 else 's'} at once, threads 1"
+        return f"cluster {args.cluster}, {plural(slots, 'level')} at once, threads 1"
     return f"jobs {args.jobs}, threads {threads if args.jobs == 1 and memory_limit is None else 1}"
 
 
