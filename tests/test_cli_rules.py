@@ -24,11 +24,42 @@ def level01(tmp_path, repo_root):
 
 
 def test_solve_under_the_game_rules_finds_the_19_moves(capsys, level01):
+    judges = (level01 / "solution.txt").read_bytes()
     code, out, _ = run(capsys, "solve", level01, "--rules", "baba", "--mode", "shortest", "--json")
     data = json.loads(out)
     assert code == 0 and data["rule_set"] == "baba" and data["proven_shortest"]
     assert data["solution"]["keke"] == "ullllllluuurrddrrrr"
-    assert (level01 / "solution.txt").read_text(encoding="utf-8").strip() == "1↑ 7← 3↑ 2→ 2↓ 4→"
+    assert data["solution_file"] == {"path": str(level01 / "solution.baba.txt"), "moves": 19, "kept": False}
+    assert (level01 / "solution.baba.txt").read_text(encoding="utf-8").strip() == "1↑ 7← 3↑ 2→ 2↓ 4→"
+    # The 19 moves lose in the judge's game: its 20-move solution stays where it was.
+    assert (level01 / "solution.txt").read_bytes() == judges
+    assert run(capsys, "check", level01)[0] == 0
+    code, out, _ = run(capsys, "check", level01, "--rules", "baba", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["source"] == str(level01 / "solution.baba.txt") and data["win_step"] == 19
+
+
+def test_each_rule_set_keeps_its_own_solution_file(capsys, level01):
+    """A solve never reads, keeps or deletes another rule set's file, even
+    one that loses under its own rules."""
+    (level01 / "solution.baba.txt").write_text("ullllllluuurrddrrrr\n", encoding="utf-8")
+    (level01 / "solution.txt").write_text("ullllllluuurrddrrrr\n", encoding="utf-8")     # loses for keke
+    code, out, _ = run(capsys, "solve", level01, "--mode", "shortest", "--json")
+    assert code == 0 and json.loads(out)["solution_file"]["moves"] == 20
+    assert (level01 / "solution.baba.txt").read_text(encoding="utf-8") == "ullllllluuurrddrrrr\n"
+    (level01 / "solution.baba.txt").write_text("uuuu\n", encoding="utf-8")      # loses for baba
+    code, out, _ = run(capsys, "solve", level01, "--rules", "baba", "--mode", "shortest", "--max-states", "100",
+                       "--json")
+    assert code == 1 and json.loads(out)["solution_file"] is None
+    assert not (level01 / "solution.baba.txt").exists()
+    assert run(capsys, "check", level01)[0] == 0
+
+
+def test_check_names_the_rule_sets_solution_file(capsys, level01):
+    code, out, err = run(capsys, "check", level01, "--rules", "baba")
+    assert_one_line_error(code, out, err)
+    assert "solution.baba.txt: no such file (solution.txt is for --rules keke)" in err
+    assert f"solve {level01} --rules baba" in err
 
 
 def test_the_default_is_the_judges_game(capsys, level01):

@@ -53,8 +53,6 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 TILES_FILE = "tiles.txt"
 CONTENT_FILE = "content.txt"
-#: Where a level folder's solution is written (by `solve`) and read (by `check`).
-SOLUTION_FILE = "solution.txt"
 
 # Keke map characters that mean an empty cell (besides whatever
 # tiles.KEKE_CHARS gives for empty).

@@ -15,8 +15,8 @@ from . import _baba, _judge, _ruleset
 from ._ruleset import CoreLevel
 from .errors import LevelError
 
-__all__ = ["RuleSet", "RULE_SETS", "DEFAULT_RULES", "JUDGE_RULES", "rule_set", "core_level", "unknown_words",
-           "UnknownRules"]
+__all__ = ["RuleSet", "RULE_SETS", "DEFAULT_RULES", "JUDGE_RULES", "SOLUTION_FILES", "rule_set", "core_level",
+           "unknown_words", "solution_files_text", "UnknownRules"]
 
 
 class UnknownRules(ValueError):
@@ -31,6 +31,10 @@ class RuleSet:
     make_level: Callable[..., CoreLevel]    # (width, height, grid, facings) -> its Cython level
     reference: str                          # module:class of its pure-Python engine
     refuser: str                            # who cannot play an illegal turn, in messages
+    # A level folder's solution under these rules: each rule set has its
+    # own file, since a solution of one need not win under another (the
+    # game's 19 moves for levels/01 lose in the judge's game).
+    solution_file: str
 
     def reference_engine(self) -> Callable[[Any], Any]:
         """The pure-Python engine's class (imported on demand: tests and
@@ -49,6 +53,7 @@ RULE_SETS: Dict[str, RuleSet] = {
         make_level=_judge.JudgeLevel,
         reference=".reference:ReferenceSimulation",
         refuser="the judge",                # the turns the judge cannot play (RULES.md)
+        solution_file="solution.txt",       # the name the seed article's level folders use
     ),
     _baba.NAME: RuleSet(
         name=_baba.NAME,
@@ -57,6 +62,7 @@ RULE_SETS: Dict[str, RuleSet] = {
         make_level=_baba.GameLevel,
         reference=".reference_baba:BabaReferenceSimulation",
         refuser="the engine",               # the game plays every turn: only the engine's limits refuse one
+        solution_file="solution.baba.txt",
     ),
 }
 
@@ -64,6 +70,15 @@ DEFAULT_RULES = _judge.NAME
 
 #: The rule set the Keke competition's judge plays (``--judge`` replays).
 JUDGE_RULES = _judge.NAME
+
+#: Every rule set's solution file name: a level folder's files, which no output may replace.
+SOLUTION_FILES = tuple(r.solution_file for r in RULE_SETS.values())
+
+
+def solution_files_text() -> str:
+    """Which solution file goes with which rule set, for help texts:
+    "solution.txt for keke, solution.baba.txt for baba"."""
+    return ", ".join(f"{r.solution_file} for {r.name}" for r in RULE_SETS.values())
 
 
 def rule_set(name: str) -> RuleSet:

@@ -155,7 +155,7 @@ def run_level(
 
     stats = result.stats
     outcome.status = Status(result.status)
-    outcome.solution_file = solution_file_after(folder, result)
+    outcome.solution_file = solution_file_after(folder, task.level, result)
     outcome.proven_shortest, outcome.lower_bound, outcome.limit = (
         result.proven_shortest, result.lower_bound, result.limit)
     outcome.found_by, outcome.proved_by = result.found_by, result.proved_by

@@ -1,6 +1,6 @@
 """Solve one level: check the request, refuse a level that cannot be won,
 search, verify the solution by replay, and keep a folder's solution file
-holding the shortest solution known.
+(one per rule set) holding the shortest solution known.
 """
 from __future__ import annotations
 
@@ -13,16 +13,16 @@ from .. import tiles
 from ..errors import BabaError
 from ..files import check_output, write_atomic
 from ..game import ending, replay
-from ..level import SOLUTION_FILE, Level, decode_text
+from ..level import Level, decode_text
 from ..notation import Action, parse_solution, to_arrows
 from .. import solver
 from ..solver import DEFAULT_MAX_STATES, DEFAULT_MODE, Progress, SearchResult
 from ..status import Status
 from .limits import Limits, check_mode, check_threads
-from ..rulesets import DEFAULT_RULES
+from ..rulesets import DEFAULT_RULES, rule_set
 from .tasks import is_level_folder, load_one
 
-__all__ = ["SOLUTION_FILE", "MAX_SOLUTION_BYTES", "SolutionFile", "solve", "solve_level", "solve_path", "why_not_a_win",
+__all__ = ["MAX_SOLUTION_BYTES", "SolutionFile", "solve", "solve_level", "solve_path", "why_not_a_win",
            "refuse_unwinnable", "read_solution_file", "winning_solution_file", "solution_file_after", "solution_path"]
 
 #: The largest solution file read: a solution of the most moves allowed
@@ -44,19 +44,21 @@ class SolutionFile:
     kept: bool
 
 
-def solution_path(folder: Path) -> Path:
-    return folder / SOLUTION_FILE
+def solution_path(folder: Path, rules: str) -> Path:
+    """The file that holds `folder`'s solution under the rule set `rules`."""
+    return folder / rule_set(rules).solution_file
 
 
-def solution_file_after(folder: Optional[Path], result: SearchResult) -> Optional[SolutionFile]:
-    """What `folder`'s solution file holds after solve_level gave `result`;
-    None for no folder, or a folder left without one."""
+def solution_file_after(folder: Optional[Path], level: Level, result: SearchResult) -> Optional[SolutionFile]:
+    """What `folder`'s solution file for `level`'s rule set holds after
+    solve_level gave `result`; None for no folder, or a folder left without one."""
     if folder is None:
         return None
+    path = str(solution_path(folder, level.rules))
     if result.kept_solution is not None:
-        return SolutionFile(str(solution_path(folder)), len(result.kept_solution), True)
+        return SolutionFile(path, len(result.kept_solution), True)
     if result.status == Status.SOLVED and result.solution is not None:
-        return SolutionFile(str(solution_path(folder)), len(result.solution), False)
+        return SolutionFile(path, len(result.solution), False)
     return None
 
 
@@ -80,14 +82,14 @@ def read_solution_file(path: Path) -> List[Action]:
 
 
 def winning_solution_file(folder: Path, level: Level) -> Optional[List[Action]]:
-    """The moves of the folder's solution file when they still win `level`
-    (its rule set included). A file that does not is stale (the level
+    """The moves of the folder's solution file for `level`'s rule set when
+    they still win `level`. A file that does not is stale (the level
     changed, or it never won) and is deleted, so that no run leaves a
     solution that does not solve the level; one that wins survives any run
-    that finds nothing shorter. A solution file that is not a regular file
-    (a FIFO, a device) is refused with an OutputError, and left alone: the
-    solution would replace it."""
-    path = solution_path(folder)
+    that finds nothing shorter. Another rule set's file is not read. A
+    solution file that is not a regular file (a FIFO, a device) is refused
+    with an OutputError, and left alone: the solution would replace it."""
+    path = solution_path(folder, level.rules)
     check_output(path, "the solution")
     if not path.exists():
         return None
@@ -139,8 +141,8 @@ def solve_level(
     """Search `level` within `limits` (by `search` when given, else by
     solver.solve with `mode` and `threads`). A solution is replayed before it is
     returned; one that does not win is reported with status WRONG (a bug).
-    With `folder`, its solution file ends holding the shortest solution
-    known: one that still wins is kept (`kept_solution`) unless the search
+    With `folder`, its solution file for `level`'s rule set ends holding
+    the shortest solution known: one that still wins is kept (`kept_solution`) unless the search
     solves the level in fewer moves, when the solution found is written;
     one that does not win is deleted first. After Ctrl-C (status INTERRUPTED) `solution`
     is the best found so far, if any, and nothing is written. Raises BabaError for a level that cannot be
@@ -161,7 +163,7 @@ def solve_level(
             result.status, result.note = Status.WRONG, problem
             result.proven_shortest, result.proved_by = False, None     # a wrong solution proves nothing
         elif folder is not None and (kept is None or len(result.solution) < len(kept)):
-            write_atomic(solution_path(folder), (to_arrows(result.solution) + "\n").encode("utf-8"))
+            write_atomic(solution_path(folder, level.rules), (to_arrows(result.solution) + "\n").encode("utf-8"))
             kept = None
     elif result.status == Status.INTERRUPTED and result.solution is not None:
         # The best solution so far is shown, never written: the search did not finish.
@@ -191,7 +193,7 @@ def solve_path(
     folder = path if level_id is None and path.is_dir() and is_level_folder(path) else None
     level, _ = load_one(path, level_id, rules)
     result = solve_level(level, limits, mode=mode, threads=threads, progress=progress, folder=folder, search=search)
-    return level, result, solution_file_after(folder, result)
+    return level, result, solution_file_after(folder, level, result)
 
 
 def solve(

@@ -17,10 +17,10 @@ from typing import List, Optional, Sequence, Tuple, Union
 from ..errors import BabaError, LevelError, file_error
 from ..files import check_input
 from ..level import (
-    CONTENT_FILE, SOLUTION_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, played_by,
+    CONTENT_FILE, TILES_FILE, KekeLevel, Level, find_level_folders, keke_entries, load_level, played_by,
     read_folder, read_keke_level,
 )
-from ..rulesets import DEFAULT_RULES
+from ..rulesets import DEFAULT_RULES, SOLUTION_FILES
 from ..notation import parse_solution
 
 __all__ = ["LevelTask", "load_tasks", "select_ids", "load_one", "is_level_folder", "check_level_files",
@@ -69,12 +69,12 @@ def check_level_files(path: Path) -> None:
 def input_files(path: PathLike, tasks: Sequence[LevelTask] = ()) -> List[Path]:
     """The files a command reads for the level or set at `path` (with the
     `tasks` loaded from it), which no output may replace: a Keke set, or
-    each level folder's files, its solution included."""
+    each level folder's files, its solutions (under every rule set) included."""
     p = Path(path)
     folders = [t.folder for t in tasks if t.folder is not None] or ([p] if p.is_dir() else [])
     if not folders:
         return [p]
-    return [folder / name for folder in folders for name in (TILES_FILE, CONTENT_FILE, SOLUTION_FILE)]
+    return [folder / name for folder in folders for name in (TILES_FILE, CONTENT_FILE) + SOLUTION_FILES]
 
 
 def _unlisted(folder: Path) -> Optional[str]:

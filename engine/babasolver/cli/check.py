@@ -5,10 +5,10 @@ import argparse
 from pathlib import Path
 
 from ..app.checking import check_solution, find_solution
-from ..app.solving import SOLUTION_FILE
 from ..app.tasks import load_one
 from ..judge import Judge
 from ..notation import to_arrows
+from ..rulesets import solution_files_text
 from .common import (
     EXIT_NO, EXIT_OK, PROG, Subparsers, add_judge_argument, add_level_arguments, add_rules_argument,
     check_judge_rules, dump_json, plural, safe,
@@ -20,13 +20,14 @@ def add_parser(subparsers: Subparsers) -> None:
     p = subparsers.add_parser(
         "check",
         help="replay a solution and say whether (and when) it wins",
-        description=f"Replay SOLUTION (Keke letters like 'rrud' or arrow runs like '3→ 1↑'). Without "
-        f"SOLUTION, the level folder's {SOLUTION_FILE} is read, or, for a Keke set, the level's "
-        "stored solution. Exit status: 0 wins, 1 does not win, 2 bad input.",
+        description="Replay SOLUTION (Keke letters like 'rrud' or arrow runs like '3→ 1↑'). Without "
+        "SOLUTION, the level folder's solution file for --rules is read (" + solution_files_text() + "), "
+        "or, for a Keke set, the level's stored solution. Exit status: 0 wins, 1 does not win, 2 bad input.",
     )
     add_level_arguments(p)
     p.add_argument("solution", metavar="SOLUTION", nargs="?", default=None,
-                   help=f"the moves to play (default: {SOLUTION_FILE} or the Keke set's stored solution)")
+                   help="the moves to play (default: the folder's solution file for --rules, or the Keke set's"
+                        " stored solution)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     add_judge_argument(p, "the solution")
     add_rules_argument(p)
@@ -37,7 +38,7 @@ def add_parser(subparsers: Subparsers) -> None:
 def run(args: argparse.Namespace) -> int:
     check_judge_rules(args)
     level, entry = load_one(args.level, args.level_id, args.rules)
-    actions, source = find_solution(Path(args.level), args.solution, entry, PROG)
+    actions, source = find_solution(Path(args.level), args.solution, entry, PROG, level.rules)
     judge = Judge(args.judge) if args.judge is not None else None
     check = check_solution(level, actions, source, judge)
     result, verdict, n = check.replay, check.verdict, len(actions)

@@ -9,11 +9,12 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from .. import stopping
 from ..app.limits import DEFAULT_MAX_STATES, PER_CPU, Limits, default_threads
 from ..app.running import LevelOutcome, run_many
-from ..app.solving import SOLUTION_FILE, Search, SolutionFile, solve_path
+from ..app.solving import Search, SolutionFile, solve_path
 from ..app.tasks import LevelTask, load_tasks
 from ..cluster.stats import ClusterStats
 from ..errors import BabaError
 from ..notation import Action, to_arrows, to_keke
+from ..rulesets import solution_files_text
 from ..solver import SearchResult, SearchStats
 from ..status import Status
 from .common import (
@@ -34,7 +35,8 @@ def add_parser(subparsers: Subparsers) -> None:
         description="Find a shortest solution (fewest turns) by breadth-first search, with a "
         "satisficing search beside it for levels breadth-first search cannot finish (see --mode). "
         "The result says whether the solution is proven shortest, and the lower bound breadth-first "
-        f"search established. For a level folder, {SOLUTION_FILE} ends holding the shortest solution "
+        "search established. For a level folder, its solution file for --rules ("
+        + solution_files_text() + ") ends holding the shortest solution "
         "known: one there that still wins is kept unless a shorter one is found, one that does not is "
         "deleted. Exit status: 0 solved; 1 proven unsolvable or a limit was hit; 2 bad "
         "input; 130 interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP).",
