@@ -506,13 +506,16 @@ def test_incremental_packing_builds_the_same_store_as_full_packing(rows):
     assert all(incremental.get(i) == full.get(i) for i in range(len(full)))
 
 
-@pytest.mark.parametrize("level_id", ["43", "53", "120", "173"])
+@pytest.mark.parametrize("level_id", ["43", "53", "59", "120", "126", "173"])
 def test_incremental_loading_builds_the_same_store_on_levels_that_destroy(keke_sets, level_id):
     """Destruction checks use the parent's objects chained by cell, which a
     near load moves thing by thing; a sibling's load decodes only the
     entries that differ; a child whose turn read the rules in force is
     patched from its parent, its lists kept or filtered (these levels push
-    texts every few turns): the store must be the full decode's."""
+    texts every few turns); a plain turn (one YOU object, on 53, 120 and
+    126; with MOVE objects, on 59 and 173) looks for a pair only on the
+    cells it steps onto: the store must be the full decode's and the
+    general turn's."""
     from babasolver.level import read_keke_level
     level = read_keke_level(keke_sets["full_biy"], level_id).level
     incremental, won_incremental = breadth_first_store(level, True, limit=60000)

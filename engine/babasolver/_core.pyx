@@ -393,8 +393,9 @@ cdef class Expander(Counted):
 
     @property
     def incremental(self):
-        """Load a state from the last one and pack children from their
-        parent where the rule set can (else whole, for the tests)."""
+        """Load a state from the last one, pack children from their parent
+        and play plain turns by their shortcut where the rule set can (else
+        whole and by the general turn, for the tests)."""
         return self.work.incremental
 
     @incremental.setter

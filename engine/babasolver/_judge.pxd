@@ -15,8 +15,8 @@ cdef enum:
     TURN_RELAYERED = 256    # a rule reading or destruction rewrote layers: pack the whole position
     ENTRY_MIN_BITS = 8      # a record's entry is never narrower (see _judge_record.pxi)
     SORT_BY_INSERTION = 16  # a child's changed things are sorted by insertion up to this many
-    PATCH_PATIENCE = 8      # after this many patches in a row fail, children are packed from runs...
-    PATCH_RETRY = 40        # ... and a patch is tried again at this count
+    SHORTCUT_PATIENCE = 8   # after this many tries of a shortcut fail in a row, it is left alone...
+    SHORTCUT_RETRY = 40     # ... until this count, when it is tried again (shortcut_due)
     FACING_BITS = 3         # a kept facing, 0..4, in an entry
 
 # Property bits of a noun under the rules in force. Which property text
@@ -187,6 +187,8 @@ ctypedef struct Turn:
     int* died_list
     int n_died
     int n_sink              # the SINK list as the step began: snapshot2[:n_sink]
+    bint plain_turns        # try the plain turns' shortcuts (the workspace's `incremental`)
+    int plain_misses        # plain turns with MOVE objects that failed in a row (shortcut_due)
     bint fast               # the parent had no pair standing: look only where things moved
     int32_t* parent_stamp   # per cell: parent_epoch when parent_head is this parent's
     int32_t* parent_head    # per cell: the parent's first object there, -1 for none

@@ -284,23 +284,6 @@ cdef inline void rechain_object(Turn* turn, int cell, int thing) noexcept nogil:
     turn.parent_next[j] = thing
 
 
-cdef inline bint patch_due(int* misses) noexcept nogil:
-    """Whether pack_child tries patch_parent, given the patches that failed
-    in a row (`misses`, of few or of many touched things). Where a level
-    makes an entry come or go at nearly every turn (a thing losing its
-    slot on its root cell, say: on full_biy 173, 99.5% of patches fail), a
-    failed patch is a copy of the parent's record thrown away: after
-    PATCH_PATIENCE failures in a row, children are packed from runs, and
-    patched again only at PATCH_RETRY. Either way gives the same bytes."""
-    if misses[0] < PATCH_PATIENCE:
-        return True
-    if misses[0] < PATCH_RETRY:
-        misses[0] += 1
-        return False
-    misses[0] = PATCH_PATIENCE - 1           # one more failure and it waits again
-    return True
-
-
 cdef class JudgeWorkspace(Workspace):
     """A position of the judge's game and the scratch to play turns on it."""
 
@@ -575,7 +558,7 @@ cdef class JudgeWorkspace(Workspace):
         else:
             n_logged = self.log.n
         misses = &self.patch_misses[n_logged + n_notes > SORT_BY_INSERTION]
-        if record_flags == self.record_flags and self.pos.n_things == geo.n_base and patch_due(misses):
+        if record_flags == self.record_flags and self.pos.n_things == geo.n_base and shortcut_due(misses):
             length = self.patch_parent(rules, n_logged, n_notes, out)
             misses[0] = 0 if length >= 0 else misses[0] + 1
             if length >= 0:
@@ -713,6 +696,7 @@ cdef class JudgeWorkspace(Workspace):
         self.log.n = 0
 
     cdef int play(self, int action) noexcept nogil:
+        self.turn.plain_turns = self.incremental
         return play_turn(&self.level.geo, &self.pos, &self.log, &self.turn, &self.props,
                          &self.lists, action)
 

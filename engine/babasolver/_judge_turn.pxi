@@ -39,7 +39,7 @@ cdef inline void set_facing(Position* pos, UndoLog* log, int thing, int facing) 
         pos.facing[thing] = <uint8_t>facing
 
 
-cdef void undo(Position* pos, const UndoLog* log) noexcept nogil:
+cdef inline void undo(Position* pos, const UndoLog* log) noexcept nogil:
     cdef int i, target
     cdef const Change* change
     for i in range(log.n - 1, -1, -1):
@@ -66,6 +66,24 @@ cdef inline int changed_thing(const Change* change, int k) noexcept nogil:
             return change.slot_from if change.slot_from != change.thing else -1
         return change.slot_to
     return change.thing if k == 0 else -1
+
+
+# ---------------------------------------------------------- shortcuts --
+
+cdef inline bint shortcut_due(int* misses) noexcept nogil:
+    """Whether to try a shortcut that gives up where it does not apply (a
+    plain turn, a patched record), given how many tries failed in a row.
+    Where it fails at nearly every try (on full_biy 173, 99.5% of patches,
+    and 85% of plain turns), each failure is work thrown away: after
+    SHORTCUT_PATIENCE failures in a row it is left alone, and tried again
+    only at SHORTCUT_RETRY. Either way gives the same result."""
+    if misses[0] < SHORTCUT_PATIENCE:
+        return True
+    if misses[0] < SHORTCUT_RETRY:
+        misses[0] += 1
+        return False
+    misses[0] = SHORTCUT_PATIENCE - 1        # one more failure and it waits again
+    return True
 
 
 # ------------------------------------------------------------- rules --
@@ -835,6 +853,177 @@ cdef inline bint lists_overlap(const Geometry* geo, const Position* pos, Turn* t
     return False
 
 
+# ------------------------------------------------------- plain turns --
+# Most turns of a search only step the one YOU object, and the MOVE objects
+# if any, into empty cells or against a wall: no push, no text moved, no
+# pair anywhere. Such a turn is played here, without the general
+# machinery of a turn (above all its destruction checks); any other is
+# left, as it was, to play_turn's general path. Both give the same
+# position, log and flags.
+
+cdef enum:
+    STEP_BLOCKED = 0
+    STEP_MOVED = 1
+    STEP_OTHER = 2          # a push, a shared cell, a possible pair: not plain
+
+
+cdef inline bint could_pair_at(const Geometry* geo, const Position* pos, const Turn* turn,
+                               const Props* props, int thing, int target) noexcept nogil:
+    """Whether `thing` stepping onto `target` could make a destruction pair
+    there, counting its roles and those of every object the parent had
+    there (a superset, as some may have left: see roles_could_pair)."""
+    cdef uint16_t roles
+    cdef int j, n = 1
+    if not geo.can_destroy:
+        return False
+    roles = pair_roles(props, pos.tile[thing])
+    if turn.parent_stamp[target] == turn.parent_epoch:
+        j = turn.parent_head[target]
+        while j >= 0:
+            roles |= pair_roles(props, pos.tile[j])
+            n += 1
+            j = turn.parent_next[j]
+    return ((roles & P_YOU and roles & P_KILL) or (roles & P_HOT and roles & P_MELT)
+            or (roles & P_SINK and n > 1))
+
+
+cdef inline void step_into(Position* pos, UndoLog* log, Turn* turn, int thing, int cell,
+                           int target, int direction) noexcept nogil:
+    """move_thing's move of an object holding its slot into an empty one
+    (the caller has made sure the log has room)."""
+    cdef Change* change = log_change(log, UNDO_MOVE, thing, cell)
+    change.facing = pos.facing[thing]
+    change.slot_from = thing
+    change.slot_to = NO_THING
+    pos.slot[cell] = NO_THING
+    pos.cell[thing] = <uint16_t>target
+    pos.slot[target] = thing
+    pos.facing[thing] = <uint8_t>(direction + 1)
+    turn.moved[thing] = 1
+    turn.moved_list[turn.n_moved] = thing
+    turn.n_moved += 1
+
+
+cdef inline void plain_checks_done(const Geometry* geo, Turn* turn, const Lists* now,
+                                   int action) noexcept nogil:
+    """What destruction's calls leave in the turn when they find nothing."""
+    if geo.can_destroy:
+        turn.step = 2 if action != WAIT else 1
+        turn.n_sink = now.count[L_SINK]
+    turn.lists_changed = False
+
+
+cdef int lone_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                   const Props* props, const Lists* now, int action) noexcept nogil:
+    """play_turn's flags when the one YOU object, and nothing else, steps
+    from the slot it holds into a cell with an empty slot, no WIN object
+    and no possible pair; else -1, having changed nothing."""
+    cdef int thing = now.items[L_YOU][0]
+    cdef int cell = pos.cell[thing]
+    cdef int target = cell + geo.delta[action]
+    cdef int i
+    if (is_text(geo, thing) or geo.border[target] or pos.slot[target] != NO_THING
+            or pos.slot[cell] != thing or (geo.can_destroy and not turn.fast)
+            or could_pair_at(geo, pos, turn, props, thing, target)):
+        return -1
+    for i in range(now.count[L_WIN]):
+        if now.items[L_WIN][i] == thing or pos.cell[now.items[L_WIN][i]] == target:
+            return -1
+    step_into(pos, log, turn, thing, cell, target, action)
+    plain_checks_done(geo, turn, now, action)
+    return TURN_CHANGED
+
+
+cdef inline int plain_step(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                           const Props* props, int thing, int direction) noexcept nogil:
+    """move_thing for an object holding its slot, when the way is empty or
+    blocked outright; STEP_OTHER, having changed nothing, otherwise."""
+    cdef int cell, target
+    cdef int32_t other
+    cdef uint16_t here
+    if turn.moved[thing]:
+        return STEP_BLOCKED
+    cell = pos.cell[thing]
+    if is_text(geo, thing) or pos.slot[cell] != thing:
+        return STEP_OTHER
+    target = cell + geo.delta[direction]
+    if geo.border[target]:
+        return STEP_BLOCKED
+    other = pos.slot[target]
+    if other >= 0:
+        if is_text(geo, other):
+            return STEP_OTHER
+        here = props.noun_props[pos.tile[other]]
+        if here & P_STOP:
+            return STEP_BLOCKED
+        if here & P_PUSH:
+            return STEP_OTHER
+        if here & P_YOU:
+            return STEP_BLOCKED if props.noun_props[pos.tile[thing]] & P_YOU else STEP_OTHER
+        return STEP_BLOCKED if here & P_MOVE else STEP_OTHER
+    if could_pair_at(geo, pos, turn, props, thing, target):
+        return STEP_OTHER
+    step_into(pos, log, turn, thing, cell, target, direction)
+    return STEP_MOVED
+
+
+cdef int moving_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                     const Props* props, const Lists* now, int action) noexcept nogil:
+    """play_turn's flags for a plain turn with MOVE objects and at most one
+    YOU object, else -1 with the position as it was."""
+    cdef int i, thing, step, flags = 0
+    if now.count[L_YOU] > 1 or (geo.can_destroy and not turn.fast):
+        return -1
+    if now.count[L_MOVE] >= log.capacity:
+        return -1           # each mover logs one change at most: the log is never abandoned
+    if action != WAIT and now.count[L_YOU]:
+        if plain_step(geo, pos, log, turn, props, now.items[L_YOU][0], action) == STEP_OTHER:
+            return -1
+    for i in range(now.count[L_MOVE]):
+        thing = now.items[L_MOVE][i]
+        # (a reading turns a MOVE object facing none: the general turn
+        # decides what one does, should it ever be met)
+        step = STEP_OTHER if pos.facing[thing] == 0 else plain_step(
+            geo, pos, log, turn, props, thing, pos.facing[thing] - 1)
+        if step == STEP_OTHER:
+            undo(pos, log)
+            return -1
+        if step == STEP_BLOCKED:
+            set_facing(pos, log, thing, opposite(pos.facing[thing]))
+    plain_checks_done(geo, turn, now, action)
+    if lists_overlap(geo, pos, turn, now, L_YOU, L_WIN):
+        flags |= TURN_WON
+    if not now.count[L_YOU] and not now.count[L_MOVE]:
+        flags |= TURN_DEAD
+    if log.n != 0:
+        flags |= TURN_CHANGED
+    return flags
+
+
+cdef inline int plain_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
+                           const Props* props, const Lists* now, int action) noexcept nogil:
+    """play_turn's flags for a plain turn, else -1 with the position and
+    the turn as they were. A turn with MOVE objects is tried only while
+    such turns keep being plain (shortcut_due)."""
+    cdef int i, flags
+    if not now.count[L_MOVE]:
+        if action == WAIT or now.count[L_YOU] != 1:
+            return -1
+        return lone_turn(geo, pos, log, turn, props, now, action)
+    if not shortcut_due(&turn.plain_misses):
+        return -1
+    flags = moving_turn(geo, pos, log, turn, props, now, action)
+    if flags >= 0:
+        turn.plain_misses = 0
+        return flags
+    turn.plain_misses += 1
+    for i in range(turn.n_moved):
+        turn.moved[turn.moved_list[i]] = 0
+    turn.n_moved = 0
+    log.n = 0
+    return -1
+
+
 cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
                    const Props* props, const Lists* lists, int action) noexcept nogil:
     """One turn from a position whose rules are `props` and lists `lists`.
@@ -861,6 +1050,11 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
         turn.died[turn.died_list[i]] = 0
     turn.n_died = 0
     turn.step = 0
+    if turn.plain_turns:
+        flags = plain_turn(geo, pos, log, turn, rules, now, action)
+        if flags >= 0:
+            return flags
+        flags = 0
     if action != WAIT:
         for i in range(now.count[L_YOU]):
             move_thing(geo, pos, log, turn, rules, now.items[L_YOU][i], action)

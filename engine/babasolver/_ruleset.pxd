@@ -44,7 +44,9 @@ cdef class Workspace:
     packs or scores the child, and restores the parent before the next
     action."""
     cdef readonly int max_record        # no record of this level is longer
-    cdef public bint incremental        # load from the last parent and pack from the parent where it can
+    # Where the rule set can: load from the last parent, pack from the
+    # parent, and play a plain turn by its shortcut.
+    cdef public bint incremental
 
     cdef void set_root(self) noexcept nogil
     # Make `record` the current position (the parent of the next turns).
