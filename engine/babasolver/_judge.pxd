@@ -189,6 +189,7 @@ ctypedef struct Turn:
     int n_sink              # the SINK list as the step began: snapshot2[:n_sink]
     bint plain_turns        # try the plain turns' shortcuts (the workspace's `incremental`)
     int plain_misses        # plain turns with MOVE objects that failed in a row (shortcut_due)
+    bint lone               # a lone_turn: its one logged move is all that changed
     bint fast               # the parent had no pair standing: look only where things moved
     int32_t* parent_stamp   # per cell: parent_epoch when parent_head is this parent's
     int32_t* parent_head    # per cell: the parent's first object there, -1 for none

@@ -541,11 +541,20 @@ cdef class JudgeWorkspace(Workspace):
         (patch_parent, straight from the log), or else its runs copied
         around them (pack_changed, from the things gathered and sorted)."""
         cdef const Geometry* geo = &self.level.geo
-        cdef const Props* rules = self.rules_now()
-        cdef int record_flags = self.flags_now(flags, False)
+        cdef const Props* rules
+        cdef int record_flags
         cdef int i, n, thing, j, length, n_logged, n_notes = 0
         cdef int* misses
         cdef uint64_t word
+        if self.turn.lone and self.entries.known and self.pos.n_things == geo.n_base:
+            # One thing moved and no rule, slot of another, layer or pair
+            # changed: the parent's record with the mover's entry written
+            # over, when it keeps its width (the flags are the parent's).
+            copy_words(out, self.entries.data, self.entries.length)
+            if patch_entry(geo, &self.pos, &self.props, &self.entries, self.log.changes[0].thing, out):
+                return self.entries.length
+        rules = self.rules_now()
+        record_flags = self.flags_now(flags, False)
         if not self.incremental or not self.entries.known:
             return pack_position(geo, &self.pos, rules, record_flags, out)
         if flags & TURN_RELAYERED:

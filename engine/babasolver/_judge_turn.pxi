@@ -931,6 +931,7 @@ cdef int lone_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
             return -1
     step_into(pos, log, turn, thing, cell, target, action)
     plain_checks_done(geo, turn, now, action)
+    turn.lone = True
     return TURN_CHANGED
 
 
@@ -1044,6 +1045,7 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     turn.props_changed = False
     turn.made = False
     turn.lists_kept = False
+    turn.lone = False
     turn.log_kept = -1
     turn.n_reslotted = 0
     for i in range(turn.n_died):
