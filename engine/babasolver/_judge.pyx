@@ -539,7 +539,8 @@ cdef class JudgeWorkspace(Workspace):
         destruction, not too many moves) only the things the log names can
         have changed: the parent's record with their entries written over
         (patch_parent, straight from the log), or else its runs copied
-        around them (pack_changed, from the things gathered and sorted)."""
+        around them (pack_changed, from the things gathered and sorted).
+        After a lone turn, only the mover's entry is written over."""
         cdef const Geometry* geo = &self.level.geo
         cdef const Props* rules
         cdef int record_flags
