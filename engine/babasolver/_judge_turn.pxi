@@ -54,6 +54,15 @@ cdef inline void undo(Position* pos, const UndoLog* log) noexcept nogil:
             pos.facing[change.thing] = <uint8_t>change.before
 
 
+cdef inline void forget_moves(Turn* turn, UndoLog* log) noexcept nogil:
+    """Clear the moved marks and the log a turn left (the position stays)."""
+    cdef int i
+    for i in range(turn.n_moved):
+        turn.moved[turn.moved_list[i]] = 0
+    turn.n_moved = 0
+    log.n = 0
+
+
 cdef inline int changed_thing(const Change* change, int k) noexcept nogil:
     """The things a logged change may have changed the value of, k = 0, 1,
     2: a mover and the holders its two slots lost, or a thing that turned;
@@ -688,6 +697,23 @@ cdef inline uint16_t pair_roles(const Props* props, int tile) noexcept nogil:
             | (P_KILL if props.kill_mult[tile] else 0))
 
 
+cdef inline bint could_pair_on(const Position* pos, const Turn* turn, const Props* props, int cell,
+                               uint16_t roles, int n, bint kill, bint sink, bint hot) noexcept nogil:
+    """Whether `n` objects of `roles` on `cell`, with the objects the parent
+    had there, hold the roles of a pair that a check which can pair (`kill`,
+    `sink`, `hot`) looks for: YOU and KILL, HOT and MELT, or SINK and
+    another object."""
+    cdef int j
+    if turn.parent_stamp[cell] == turn.parent_epoch:
+        j = turn.parent_head[cell]
+        while j >= 0:
+            roles |= pair_roles(props, pos.tile[j])
+            n += 1
+            j = turn.parent_next[j]
+    return ((kill and roles & P_YOU and roles & P_KILL) or (hot and roles & P_HOT and roles & P_MELT)
+            or (sink and roles & P_SINK and n > 1))
+
+
 cdef bint roles_could_pair(const Geometry* geo, const Position* pos, Turn* turn, const Props* props,
                            int step_start, bint kill, bint sink, bint hot) noexcept nogil:
     """Whether some cell an object moved onto this step holds the roles of
@@ -696,8 +722,7 @@ cdef bint roles_could_pair(const Geometry* geo, const Position* pos, Turn* turn,
     parent's objects on the cell (some may have left) and of every object
     that moved there this turn. When none does, no check can pair, and
     nothing need be chained or gathered."""
-    cdef int k, j, thing, cell, n
-    cdef uint16_t roles
+    cdef int k, thing, cell
     cdef int32_t epoch = next_epoch(geo, turn)
     for k in range(turn.n_moved):
         thing = turn.moved_list[k]
@@ -715,16 +740,7 @@ cdef bint roles_could_pair(const Geometry* geo, const Position* pos, Turn* turn,
         if is_text(geo, thing):
             continue
         cell = pos.cell[thing]
-        roles = turn.roles_at[cell]
-        n = turn.movers_at[cell]
-        if turn.parent_stamp[cell] == turn.parent_epoch:
-            j = turn.parent_head[cell]
-            while j >= 0:
-                roles |= pair_roles(props, pos.tile[j])
-                n += 1
-                j = turn.parent_next[j]
-        if ((kill and roles & P_YOU and roles & P_KILL) or (hot and roles & P_HOT and roles & P_MELT)
-                or (sink and roles & P_SINK and n > 1)):
+        if could_pair_on(pos, turn, props, cell, turn.roles_at[cell], turn.movers_at[cell], kill, sink, hot):
             return True
     return False
 
@@ -872,19 +888,8 @@ cdef inline bint could_pair_at(const Geometry* geo, const Position* pos, const T
     """Whether `thing` stepping onto `target` could make a destruction pair
     there, counting its roles and those of every object the parent had
     there (a superset, as some may have left: see roles_could_pair)."""
-    cdef uint16_t roles
-    cdef int j, n = 1
-    if not geo.can_destroy:
-        return False
-    roles = pair_roles(props, pos.tile[thing])
-    if turn.parent_stamp[target] == turn.parent_epoch:
-        j = turn.parent_head[target]
-        while j >= 0:
-            roles |= pair_roles(props, pos.tile[j])
-            n += 1
-            j = turn.parent_next[j]
-    return ((roles & P_YOU and roles & P_KILL) or (roles & P_HOT and roles & P_MELT)
-            or (roles & P_SINK and n > 1))
+    return geo.can_destroy and could_pair_on(pos, turn, props, target, pair_roles(props, pos.tile[thing]),
+                                             1, True, True, True)
 
 
 cdef inline void step_into(Position* pos, UndoLog* log, Turn* turn, int thing, int cell,
@@ -1006,7 +1011,7 @@ cdef inline int plain_turn(const Geometry* geo, Position* pos, UndoLog* log, Tur
     """play_turn's flags for a plain turn, else -1 with the position and
     the turn as they were. A turn with MOVE objects is tried only while
     such turns keep being plain (shortcut_due)."""
-    cdef int i, flags
+    cdef int flags
     if not now.count[L_MOVE]:
         if action == WAIT or now.count[L_YOU] != 1:
             return -1
@@ -1018,10 +1023,7 @@ cdef inline int plain_turn(const Geometry* geo, Position* pos, UndoLog* log, Tur
         turn.plain_misses = 0
         return flags
     turn.plain_misses += 1
-    for i in range(turn.n_moved):
-        turn.moved[turn.moved_list[i]] = 0
-    turn.n_moved = 0
-    log.n = 0
+    forget_moves(turn, log)
     return -1
 
 
@@ -1034,10 +1036,7 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     cdef Lists* now = <Lists*>lists
     cdef const Props* rules = props
     cdef int i, thing, step_start, flags = 0
-    for i in range(turn.n_moved):
-        turn.moved[turn.moved_list[i]] = 0
-    log.n = 0
-    turn.n_moved = 0
+    forget_moves(turn, log)
     turn.texts_moved = 0
     turn.relayered = False
     turn.text_slots_changed = False
