@@ -31,8 +31,11 @@ def extension(name, *includes):
         depends=SEAM + [f"{SOURCE}/{include}" for include in includes],
         # -O2 was 4% slower on the 12 levels of issue 21. Profile-guided
         # builds were 4-5% faster, but pip would then build twice and play
-        # a training run in between (90 s instrumented); -march=x86-64-v3
-        # gained 1% and would not run on older CPUs. So neither is used.
+        # a training run in between (90 s instrumented), and trained only
+        # on what a clean clone holds (levels/00 and 01, both rule sets)
+        # the build was slower on those 12 levels (median 0.970, 5 paired
+        # runs); -march=x86-64-v3 gained 1% and would not run on older
+        # CPUs. So neither is used.
         extra_compile_args=["-O3", "-fno-wrapv"],
     )
 
