@@ -909,6 +909,21 @@ cdef inline void step_into(Position* pos, UndoLog* log, Turn* turn, int thing, i
     turn.n_moved += 1
 
 
+cdef inline int end_flags(const Geometry* geo, const Position* pos, const UndoLog* log, Turn* turn,
+                          const Lists* now) noexcept nogil:
+    """The flags every turn ends with, under the lists `now` it ends with:
+    a YOU object on a WIN object wins, none that can move is dead, and a
+    logged change is a change."""
+    cdef int flags = 0
+    if lists_overlap(geo, pos, turn, now, L_YOU, L_WIN):
+        flags |= TURN_WON
+    if not now.count[L_YOU] and not now.count[L_MOVE]:
+        flags |= TURN_DEAD
+    if log.n != 0:
+        flags |= TURN_CHANGED
+    return flags
+
+
 cdef inline void plain_checks_done(const Geometry* geo, Turn* turn, const Lists* now,
                                    int action) noexcept nogil:
     """What destruction's calls leave in the turn when they find nothing."""
@@ -977,7 +992,7 @@ cdef int moving_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
                      const Props* props, const Lists* now, int action) noexcept nogil:
     """play_turn's flags for a plain turn with MOVE objects and at most one
     YOU object, else -1 with the position as it was."""
-    cdef int i, thing, step, flags = 0
+    cdef int i, thing, step
     if now.count[L_YOU] > 1 or (geo.can_destroy and not turn.fast):
         return -1
     if now.count[L_MOVE] >= log.capacity:
@@ -997,13 +1012,7 @@ cdef int moving_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
         if step == STEP_BLOCKED:
             set_facing(pos, log, thing, opposite(pos.facing[thing]))
     plain_checks_done(geo, turn, now, action)
-    if lists_overlap(geo, pos, turn, now, L_YOU, L_WIN):
-        flags |= TURN_WON
-    if not now.count[L_YOU] and not now.count[L_MOVE]:
-        flags |= TURN_DEAD
-    if log.n != 0:
-        flags |= TURN_CHANGED
-    return flags
+    return end_flags(geo, pos, log, turn, now)
 
 
 cdef inline int plain_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
@@ -1035,7 +1044,7 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     TURN_* flags."""
     cdef Lists* now = <Lists*>lists
     cdef const Props* rules = props
-    cdef int i, thing, step_start, flags = 0
+    cdef int i, thing, step_start, flags
     forget_moves(turn, log)
     turn.texts_moved = 0
     turn.relayered = False
@@ -1055,7 +1064,6 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
         flags = plain_turn(geo, pos, log, turn, rules, now, action)
         if flags >= 0:
             return flags
-        flags = 0
     if action != WAIT:
         for i in range(now.count[L_YOU]):
             move_thing(geo, pos, log, turn, rules, now.items[L_YOU][i], action)
@@ -1076,12 +1084,7 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
             now = &turn.lists
         turn.props_changed = True
     turn.lists_changed = now != lists
-    if lists_overlap(geo, pos, turn, now, L_YOU, L_WIN):
-        flags |= TURN_WON
-    if not now.count[L_YOU] and not now.count[L_MOVE]:
-        flags |= TURN_DEAD
-    if log.n != 0:
-        flags |= TURN_CHANGED
+    flags = end_flags(geo, pos, log, turn, now)
     if turn.relayered:
         flags |= TURN_RELAYERED
     return flags
