@@ -480,30 +480,42 @@ def test_level_too_large_is_refused():
 
 
 def breadth_first_store(level, incremental, limit=20000):
+    """The store of a breadth-first search, its win, and its counters."""
     core = core_level(level)
     store = StateStore()
     expander = Expander(core, store)
     expander.incremental = incremental
     expander.add_root()
     head = 0
+    won = None
     while head < len(store) < limit:
         stop = min(len(store), head + 256)
         if expander.expand(head, stop):
-            return store, (expander.won_parent, expander.won_action)
+            won = (expander.won_parent, expander.won_action)
+            break
         head = stop
-    return store, None
+    counters = (expander.generated, expander.expanded, expander.dead_ends, expander.illegal)
+    return store, won, counters
+
+
+def assert_same_search(level, limit):
+    """Incremental loading, packing and plain turns (and the turns a state
+    comes back by, counted unplayed) change no stored state, no win and no
+    counter: generated turns count those too."""
+    incremental, won_incremental, counted_incremental = breadth_first_store(level, True, limit)
+    full, won_full, counted_full = breadth_first_store(level, False, limit)
+    assert won_incremental == won_full
+    assert counted_incremental == counted_full
+    assert len(incremental) == len(full)
+    assert all(incremental.get(i) == full.get(i) for i in range(len(full)))
+    assert all(incremental.parent(i) == full.parent(i) for i in range(len(full)))
 
 
 @pytest.mark.parametrize("rows", MAPS + [
     ["B12..r..", "R15.rr..", "W16ww...", ".b..r...", "F13....."],     # no flag: explores
 ])
 def test_incremental_packing_builds_the_same_store_as_full_packing(rows):
-    level = make_level(rows)
-    incremental, won_incremental = breadth_first_store(level, True)
-    full, won_full = breadth_first_store(level, False)
-    assert won_incremental == won_full
-    assert len(incremental) == len(full)
-    assert all(incremental.get(i) == full.get(i) for i in range(len(full)))
+    assert_same_search(make_level(rows), 20000)
 
 
 @pytest.mark.parametrize("level_id", ["43", "53", "59", "120", "126", "173"])
@@ -518,11 +530,64 @@ def test_incremental_loading_builds_the_same_store_on_levels_that_destroy(keke_s
     general turn's."""
     from babasolver.level import read_keke_level
     level = read_keke_level(keke_sets["full_biy"], level_id).level
-    incremental, won_incremental = breadth_first_store(level, True, limit=60000)
-    full, won_full = breadth_first_store(level, False, limit=60000)
-    assert won_incremental == won_full
-    assert len(incremental) == len(full)
-    assert all(incremental.get(i) == full.get(i) for i in range(len(full)))
+    assert_same_search(level, 60000)
+
+
+def states_that_come_back(level, limit):
+    """A breadth-first store, and its states whose turn said that the
+    opposite action makes the parent again."""
+    store, _, _ = breadth_first_store(level, True, limit)
+    return store, [i for i in range(1, len(store)) if store.comes_back(i)]
+
+
+def assert_each_comes_back(level, store, states):
+    sim = Simulation(level)
+    for index in states:
+        parent, action = store.parent(index)
+        sim.unpack(store.get(index))
+        sim.step(action ^ 1)
+        assert sim.illegal is None and not sim.won and not sim.dead
+        assert sim.pack() == store.get(parent), (index, action)
+
+
+@pytest.mark.parametrize("rows", [MAPS[1], MAPS[2], MAPS[5]])      # one YOU object, no MOVE object
+def test_a_state_that_comes_back_is_its_parent_again_by_the_opposite_action(rows):
+    """The expander counts that turn without playing it: played, it must
+    give the parent's very bytes (a stored state, so the store is the same).
+    Here the mover steps over sinks, kills and hidden texts."""
+    level = make_level(rows)
+    store, states = states_that_come_back(level, 3000)
+    assert states
+    assert_each_comes_back(level, store, states)
+
+
+def test_no_state_comes_back_where_several_objects_move():
+    for rows in (MAPS[0], MAPS[3], MAPS[4]):        # MOVE objects; two babas
+        assert states_that_come_back(make_level(rows), 3000)[1] == []
+
+
+@pytest.mark.parametrize("level_id", ["53", "107", "126"])
+def test_states_come_back_on_competition_levels(keke_sets, level_id):
+    """On 107 and 126 the one YOU object's facing is not kept: a fifth of
+    the turns come back. On 53 it is kept (a MOVE text is on the map), and
+    only a step the way the mover already faced can come back."""
+    from babasolver.level import read_keke_level
+    level = read_keke_level(keke_sets["full_biy"], level_id).level
+    store, states = states_that_come_back(level, 40000)
+    assert len(states) > len(store) // (20 if level_id == "53" else 4)
+    assert_each_comes_back(level, store, states[::7])
+
+
+def test_a_mover_whose_facing_is_kept_comes_back_only_facing_the_way_back():
+    level = make_level(["B12..7..", "........", "..b.....", "........"])     # a loose MOVE text
+    store, states = states_that_come_back(level, 2000)
+    assert states
+    sim = Simulation(level)
+    for index in states:
+        parent, action = store.parent(index)
+        sim.unpack(store.get(parent))
+        facing = [f for t, x, y, f, h in sim.objects()][0]
+        assert facing == (action ^ 1) + 1
 
 
 def test_generate_only_reads_the_store_and_insert_adds_what_expand_would():

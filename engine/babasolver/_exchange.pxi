@@ -52,7 +52,7 @@ def take_generated(Expander expander, size_t parts, size_t part):
     records[starts[j]:starts[j + 1]] (starts as uint32, one more than the
     children), hashes as uint64, parents as uint64 global ids (the local
     parent * parts + `part`, the part of this expander's store), actions
-    as uint8. The children keep their order within a packet."""
+    as uint8 (with COMES_BACK, as the store keeps them). The children keep their order within a packet."""
     cdef size_t n = expander.out_count
     cdef size_t i, k, length, largest
     cdef size_t* counts = NULL
@@ -68,7 +68,7 @@ def take_generated(Expander expander, size_t parts, size_t part):
     # Parents grow along the list: the last is the largest.
     largest = expander.out_parent[n - 1] if n else 0
     if n and largest >= (NO_PARENT - part) // parts:
-        raise MemoryError(f"state {largest:,} of part {part} has no global id below 2**37 among {parts} parts")
+        raise MemoryError(f"state {largest:,} of part {part} has no global id below 2**36 among {parts} parts")
     try:
         safe_realloc(&counts, parts)
         safe_realloc(&sizes, parts)
@@ -137,7 +137,8 @@ def insert_records(StateStore store, const uint8_t[::1] records, const uint32_t[
     if starts[0] != 0 or starts[n] > <size_t>records.shape[0] or records.shape[0] == 0:
         raise ValueError("the packet's starts do not fit its records")
     for j in range(n):
-        if starts[j + 1] < starts[j] or actions[j] >= NO_ACTION or parents[j] >= NO_PARENT:
+        if (starts[j + 1] < starts[j] or (actions[j] & ACTION_MASK) >= NO_ACTION
+                or actions[j] & ~(ACTION_MASK | COMES_BACK) or parents[j] >= NO_PARENT):
             raise ValueError(f"record {j} of the packet is malformed")
     with nogil:
         insert_listed(store, &records[0], &starts[0], &hashes[0], &parents[0], &actions[0], n)

@@ -7,7 +7,7 @@ from libc.string cimport memcpy, memset, memcmp
 
 from babasolver._ruleset cimport (
     CoreLevel, Pool, Workspace, N_DIRECTIONS, WAIT, N_ACTIONS, ARENA_SLACK, TURN_CHANGED, TURN_WON, TURN_DEAD,
-    TURN_ILLEGAL, GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS,
+    TURN_ILLEGAL, TURN_COMES_BACK, GUIDE_BLIND, GUIDE_RULES, GUIDE_PAIRS, GUIDE_RULE_PAIRS,
 )
 from babasolver._tiles cimport *
 

@@ -937,11 +937,18 @@ cdef int lone_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
                    const Props* props, const Lists* now, int action) noexcept nogil:
     """play_turn's flags when the one YOU object, and nothing else, steps
     from the slot it holds into a cell with an empty slot, no WIN object
-    and no possible pair; else -1, having changed nothing."""
+    and no possible pair; else -1, having changed nothing.
+
+    Such a turn comes back (TURN_COMES_BACK) when the mover's facing is not
+    recorded, or already was the way back: from the child, the opposite
+    step is again a lone step into an empty slot (the one it left), among
+    the same objects as in the parent, where no pair stood (turn.fast) and
+    no WIN object lay (a stored parent is no win), so it makes the parent
+    again."""
     cdef int thing = now.items[L_YOU][0]
     cdef int cell = pos.cell[thing]
     cdef int target = cell + geo.delta[action]
-    cdef int i
+    cdef int i, facing = pos.facing[thing]
     if (is_text(geo, thing) or geo.border[target] or pos.slot[target] != NO_THING
             or pos.slot[cell] != thing or (geo.can_destroy and not turn.fast)
             or could_pair_at(geo, pos, turn, props, thing, target)):
@@ -952,6 +959,8 @@ cdef int lone_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     step_into(pos, log, turn, thing, cell, target, action)
     plain_checks_done(geo, turn, now, action)
     turn.lone = True
+    if not geo.keeps_facing[pos.tile[thing]] or facing == (action ^ 1) + 1:
+        return TURN_CHANGED | TURN_COMES_BACK
     return TURN_CHANGED
 
 

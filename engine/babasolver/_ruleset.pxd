@@ -7,7 +7,7 @@ from libc.stdint cimport uint8_t
 
 cdef enum:
     N_DIRECTIONS = 4
-    WAIT = 4                # actions 0..3 are up, down, left, right
+    WAIT = 4                # actions 0..3 are up, down, left, right: a direction's opposite is direction ^ 1
     N_ACTIONS = 5
     ARENA_SLACK = 16        # spare bytes after a record buffer, for whole-word copies
     # Bytes that end each object one thread writes while another thread
@@ -21,6 +21,10 @@ cdef enum TurnFlag:
     TURN_WON = 2
     TURN_DEAD = 4           # nothing can move any more: no YOU and no MOVE object
     TURN_ILLEGAL = 8        # the rule set cannot play this turn
+    # The opposite direction played from the child gives back exactly the
+    # parent's position (a rule set that cannot tell never says so): a
+    # search may count that turn of the child without playing it.
+    TURN_COMES_BACK = 16
     TURN_OWN = 256          # this bit and above are the rule set's own (for pack_child)
 
 # What the satisficing guides ask of a position.

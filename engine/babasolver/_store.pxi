@@ -6,7 +6,9 @@ cdef enum:
     SLOT_BYTES = 5
     SLOT_SLACK = 8          # spare bytes after the table, for the whole-word read of its last slot
     BLOCK_SHIFT = 12        # states share a 64-bit arena base per 4,096; each keeps a 32-bit offset from it
-    NO_ACTION = 7           # the root's action (3 bits beside the parent's high bits)
+    NO_ACTION = 7           # the root's action (3 bits, then 4 of the parent's high bits)
+    ACTION_MASK = 7
+    COMES_BACK = 0x80       # the action byte's last bit: the opposite action from this state makes its parent
     STATE_BYTES = 10        # what a state adds beside its record: offset, parent, action, a share of a base
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
     INSERT_LAG = 15         # children between prefetching a slot and inserting
@@ -17,12 +19,12 @@ cdef extern from *:
     #define STORE_INDEX_BITS 34
     #define STORE_INDEX_MASK ((UINT64_C(1) << 34) - 1)
     #define STORE_MAX_STATES ((UINT64_C(1) << 34) - 2)
-    #define STORE_NO_PARENT ((UINT64_C(1) << 37) - 1)
+    #define STORE_NO_PARENT ((UINT64_C(1) << 36) - 1)
     """
     const int INDEX_BITS "STORE_INDEX_BITS"
     const uint64_t INDEX_MASK "STORE_INDEX_MASK"
     const uint64_t MAX_STATES "STORE_MAX_STATES"
-    const uint64_t NO_PARENT "STORE_NO_PARENT"    # the root's parent (37 bits)
+    const uint64_t NO_PARENT "STORE_NO_PARENT"    # the root's parent (36 bits)
 
 cdef inline uint64_t load8(const uint8_t* data) noexcept nogil:
     cdef uint64_t word
@@ -105,8 +107,10 @@ cdef class StateStore:
     the frontier is just a range of indices.
 
     Per state it keeps the record's bytes, a 32-bit offset from its block's
-    64-bit base, 32 bits of parent and a byte of action and parent's high
-    bits, and a 40-bit slot at a load of at most 4/5: up to 2**34 - 2
+    64-bit base, 32 bits of parent and a byte of action, parent's high
+    bits and COMES_BACK (the opposite action from the state makes its
+    parent, so a search may count that turn without playing it), and a
+    40-bit slot at a load of at most 4/5: up to 2**34 - 2
     states, so memory, not the format, is what ends a search. `byte_limit`
     (0: none) caps what it holds; a grow past it raises MemoryError as a
     failed one does."""
@@ -115,7 +119,7 @@ cdef class StateStore:
     cdef uint32_t* starts           # state i starts at bases[i >> BLOCK_SHIFT] + starts[i]
     cdef uint64_t* bases
     cdef uint32_t* parents          # the low 32 bits of each state's parent
-    cdef uint8_t* actions           # action | the parent's high bits << 3
+    cdef uint8_t* actions           # action | the parent's high bits << 3 | COMES_BACK
     cdef size_t count, capacity     # states held, and the room all the per-state arrays have
     cdef size_t starts_room, parents_room, actions_room, bases_room   # each array's own room
     cdef uint8_t* slots             # SLOT_BYTES each: 0 = free, else (tag << INDEX_BITS) | (index + 1)
@@ -182,14 +186,15 @@ cdef class StateStore:
         return <int>(self.start_of(index + 1) - self.start_of(index))
 
     cdef inline size_t parent_of(self, size_t index) noexcept nogil:
-        return self.parents[index] | (<size_t>(self.actions[index] >> 3) << 32)
+        return self.parents[index] | (<size_t>((self.actions[index] >> 3) & 15) << 32)
 
     cdef inline int action_of(self, size_t index) noexcept nogil:
-        return self.actions[index] & 7
+        return self.actions[index] & ACTION_MASK
 
     cdef inline void set_parent(self, size_t index, size_t parent, uint8_t action) noexcept nogil:
+        """`action` may carry COMES_BACK; `parent` is below NO_PARENT or is it."""
         self.parents[index] = <uint32_t>parent
-        self.actions[index] = <uint8_t>((action & 7) | ((parent >> 32) << 3))
+        self.actions[index] = <uint8_t>((action & (ACTION_MASK | COMES_BACK)) | ((parent >> 32) << 3))
 
     cdef inline uint64_t slot_entry(self, size_t slot) noexcept nogil:
         return core_load40(self.slots + slot * SLOT_BYTES)
@@ -430,6 +435,13 @@ cdef class StateStore:
         if self.action_of(index) == NO_ACTION:
             return None, None
         return self.parent_of(index), self.action_of(index)
+
+    def comes_back(self, size_t index):
+        """Whether the opposite of the state's action, played from it, is
+        known to give back its parent (the turn that made it said so)."""
+        if index >= self.count:
+            raise IndexError(index)
+        return bool(self.actions[index] & COMES_BACK) and self.action_of(index) != NO_ACTION
 
     def path_to(self, size_t index):
         """Actions from the root (state 0) to state `index`."""
