@@ -113,6 +113,17 @@ def test_split_stores_hold_what_one_store_holds(parts):
             assert owner_of_record(store.get(i), parts) == k
 
 
+def test_split_stores_keep_which_states_come_back():
+    """The action byte travels whole in a packet: a state whose opposite
+    action makes its parent says so in its owner's store too, so its
+    owner counts that turn unplayed, as one store does."""
+    whole, stores = _first_layers(3)
+    came_back = [store.comes_back(i) for store in stores for i in range(len(store))]
+    assert came_back == [whole.comes_back(whole.find(store.get(i)))
+                         for store in stores for i in range(len(store))]
+    assert any(came_back)
+
+
 def test_global_parents_lead_back_to_the_root_by_the_moves_played():
     parts = 3
     whole, stores = _first_layers(parts)
@@ -146,6 +157,12 @@ def test_a_malformed_packet_is_refused():
     with pytest.raises(ValueError):                     # an action no turn has
         insert_records(store, b"efgh", _u32(bytes(4) + (4).to_bytes(4, "little")), _u64(bytes(8)),
                        _u64(bytes(8)), bytes([9]))
+    with pytest.raises(ValueError):                     # a bit the action byte has no use for
+        insert_records(store, b"efgh", _u32(bytes(4) + (4).to_bytes(4, "little")), _u64(bytes(8)),
+                       _u64(bytes(8)), bytes([0x40 | 1]))
+    came_back = (b"efgh", bytes(4) + (4).to_bytes(4, "little"), bytes(8), bytes(8), bytes([0x80 | 1]))
+    assert _insert(store, came_back) == 1
+    assert store.parent(len(store) - 1) == (0, 1) and store.comes_back(len(store) - 1)
 
 
 def test_owners_are_balanced():
