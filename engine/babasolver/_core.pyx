@@ -563,7 +563,8 @@ cdef class Expander(Counted):
                             or self.out_count == self.out_room):
                         self.make_room()
                     length = self.work.pack_child(flags, self.out_bytes + self.out_used)
-                    self.keep_child(length, index, <uint8_t>(action | (COMES_BACK if flags & TURN_COMES_BACK else 0)))
+                    self.keep_child(length, index,
+                                    <uint8_t>(action | (COMES_BACK if flags & TURN_COMES_BACK else 0)))
                 self.work.restore()
         return SEARCH_GOING
 

@@ -52,7 +52,8 @@ def take_generated(Expander expander, size_t parts, size_t part):
     records[starts[j]:starts[j + 1]] (starts as uint32, one more than the
     children), hashes as uint64, parents as uint64 global ids (the local
     parent * parts + `part`, the part of this expander's store), actions
-    as uint8 (with COMES_BACK, as the store keeps them). The children keep their order within a packet."""
+    as uint8 (with COMES_BACK, as the store keeps them). The children
+    keep their order within a packet."""
     cdef size_t n = expander.out_count
     cdef size_t i, k, length, largest
     cdef size_t* counts = NULL
