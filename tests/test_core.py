@@ -550,19 +550,24 @@ def assert_each_comes_back(level, store, states):
         assert sim.pack() == store.get(parent), (index, action)
 
 
-@pytest.mark.parametrize("rows", [MAPS[1], MAPS[2], MAPS[5]])      # one YOU object, no MOVE object
+# No MOVE object: one YOU object, or two babas (where rock is baba), or a
+# row of three that often steps into one another's cells.
+COMING_BACK_MAPS = [MAPS[1], MAPS[2], MAPS[4], MAPS[5], ["B12.....", "........", ".bbb....", "........"]]
+
+
+@pytest.mark.parametrize("rows", COMING_BACK_MAPS)
 def test_a_state_that_comes_back_is_its_parent_again_by_the_opposite_action(rows):
     """The expander counts that turn without playing it: played, it must
     give the parent's very bytes (a stored state, so the store is the same).
-    Here the mover steps over sinks, kills and hidden texts."""
+    Here the movers step over sinks, kills and hidden texts."""
     level = make_level(rows)
     store, states = states_that_come_back(level, 3000)
     assert states
     assert_each_comes_back(level, store, states)
 
 
-def test_no_state_comes_back_where_several_objects_move():
-    for rows in (MAPS[0], MAPS[3], MAPS[4]):        # MOVE objects; two babas
+def test_no_state_comes_back_where_move_objects_move():
+    for rows in (MAPS[0], MAPS[3]):
         assert states_that_come_back(make_level(rows), 3000)[1] == []
 
 

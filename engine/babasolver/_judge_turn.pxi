@@ -1045,6 +1045,35 @@ cdef inline int plain_turn(const Geometry* geo, Position* pos, UndoLog* log, Tur
     return -1
 
 
+cdef bint steps_come_back(const Geometry* geo, const Position* pos, const UndoLog* log, Turn* turn,
+                          const Props* props, const Lists* now, int action) noexcept nogil:
+    """Whether a general turn comes back (TURN_COMES_BACK): every YOU
+    object, and nothing else, stepped from the slot it held into an empty
+    one, no mover onto a cell another left, and no MOVE object, text,
+    destruction or standing pair was there. The opposite step then moves
+    each back into the empty slot it left (in creation order too: none is
+    in another's way), among the objects of the parent, so it makes the
+    parent again, as lone_turn's reason says. A facing must not be
+    recorded, or already be the way back."""
+    cdef int i, epoch
+    cdef const Change* change
+    if (action == WAIT or now.count[L_MOVE] or turn.texts_moved or turn.n_died
+            or (geo.can_destroy and not turn.fast) or log.n <= 0 or log.n != now.count[L_YOU]):
+        return False
+    epoch = next_epoch(geo, turn)
+    for i in range(log.n):
+        change = &log.changes[i]
+        if (change.kind != UNDO_MOVE or change.slot_from != change.thing or change.slot_to != NO_THING
+                or is_text(geo, change.thing) or not props.noun_props[pos.tile[change.thing]] & P_YOU
+                or (geo.keeps_facing[pos.tile[change.thing]] and change.facing != (action ^ 1) + 1)):
+            return False
+        turn.stamp[change.before] = epoch
+    for i in range(log.n):
+        if turn.stamp[pos.cell[log.changes[i].thing]] == epoch:
+            return False
+    return True
+
+
 cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
                    const Props* props, const Lists* lists, int action) noexcept nogil:
     """One turn from a position whose rules are `props` and lists `lists`.
@@ -1096,4 +1125,6 @@ cdef int play_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     flags = end_flags(geo, pos, log, turn, now)
     if turn.relayered:
         flags |= TURN_RELAYERED
+    elif flags == TURN_CHANGED and steps_come_back(geo, pos, log, turn, rules, now, action):
+        flags |= TURN_COMES_BACK
     return flags
