@@ -924,6 +924,13 @@ cdef inline int end_flags(const Geometry* geo, const Position* pos, const UndoLo
     return flags
 
 
+cdef inline bint faces_back(const Geometry* geo, int tile, int facing, int action) noexcept nogil:
+    """Whether a mover of `tile` that faced `facing` before stepping by
+    `action` faces the same again after the opposite step: its facing is
+    not recorded, or already was the way back."""
+    return not geo.keeps_facing[tile] or facing == opposite(action + 1)
+
+
 cdef inline void plain_checks_done(const Geometry* geo, Turn* turn, const Lists* now,
                                    int action) noexcept nogil:
     """What destruction's calls leave in the turn when they find nothing."""
@@ -939,12 +946,11 @@ cdef int lone_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     from the slot it holds into a cell with an empty slot, no WIN object
     and no possible pair; else -1, having changed nothing.
 
-    Such a turn comes back (TURN_COMES_BACK) when the mover's facing is not
-    recorded, or already was the way back: from the child, the opposite
-    step is again a lone step into an empty slot (the one it left), among
-    the same objects as in the parent, where no pair stood (turn.fast) and
-    no WIN object lay (a stored parent is no win), so it makes the parent
-    again."""
+    Such a turn comes back (TURN_COMES_BACK) when the mover faces_back:
+    from the child, the opposite step is again a lone step into an empty
+    slot (the one it left), among the same objects as in the parent, where
+    no pair stood (turn.fast) and no WIN object lay (a stored parent is no
+    win), so it makes the parent again."""
     cdef int thing = now.items[L_YOU][0]
     cdef int cell = pos.cell[thing]
     cdef int target = cell + geo.delta[action]
@@ -959,7 +965,7 @@ cdef int lone_turn(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
     step_into(pos, log, turn, thing, cell, target, action)
     plain_checks_done(geo, turn, now, action)
     turn.lone = True
-    if not geo.keeps_facing[pos.tile[thing]] or facing == (action ^ 1) + 1:
+    if faces_back(geo, pos.tile[thing], facing, action):
         return TURN_CHANGED | TURN_COMES_BACK
     return TURN_CHANGED
 
@@ -1053,8 +1059,7 @@ cdef bint steps_come_back(const Geometry* geo, const Position* pos, const UndoLo
     destruction or standing pair was there. The opposite step then moves
     each back into the empty slot it left (in creation order too: none is
     in another's way), among the objects of the parent, so it makes the
-    parent again, as lone_turn's reason says. A facing must not be
-    recorded, or already be the way back."""
+    parent again, as lone_turn's reason says (and faces_back)."""
     cdef int i, epoch
     cdef const Change* change
     if (action == WAIT or now.count[L_MOVE] or turn.texts_moved or turn.n_died
@@ -1065,7 +1070,7 @@ cdef bint steps_come_back(const Geometry* geo, const Position* pos, const UndoLo
         change = &log.changes[i]
         if (change.kind != UNDO_MOVE or change.slot_from != change.thing or change.slot_to != NO_THING
                 or is_text(geo, change.thing) or not props.noun_props[pos.tile[change.thing]] & P_YOU
-                or (geo.keeps_facing[pos.tile[change.thing]] and change.facing != (action ^ 1) + 1)):
+                or not faces_back(geo, pos.tile[change.thing], change.facing, action)):
             return False
         turn.stamp[change.before] = epoch
     for i in range(log.n):

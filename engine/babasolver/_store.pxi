@@ -8,6 +8,7 @@ cdef enum:
     BLOCK_SHIFT = 12        # states share a 64-bit arena base per 4,096; each keeps a 32-bit offset from it
     NO_ACTION = 7           # the root's action (3 bits, then 4 of the parent's high bits)
     ACTION_MASK = 7
+    PARENT_HIGH_MASK = 15   # the parent's bits 32-35, in the action byte's bits 3-6 (NO_PARENT is 36 bits)
     COMES_BACK = 0x80       # the action byte's last bit: the opposite action from this state makes its parent
     STATE_BYTES = 10        # what a state adds beside its record: offset, parent, action, a share of a base
     REHASH_AHEAD = 16       # states hashed ahead of their insert when the table grows
@@ -186,7 +187,7 @@ cdef class StateStore:
         return <int>(self.start_of(index + 1) - self.start_of(index))
 
     cdef inline size_t parent_of(self, size_t index) noexcept nogil:
-        return self.parents[index] | (<size_t>((self.actions[index] >> 3) & 15) << 32)
+        return self.parents[index] | (<size_t>((self.actions[index] >> 3) & PARENT_HIGH_MASK) << 32)
 
     cdef inline int action_of(self, size_t index) noexcept nogil:
         return self.actions[index] & ACTION_MASK
@@ -441,7 +442,7 @@ cdef class StateStore:
         known to give back its parent (the turn that made it said so)."""
         if index >= self.count:
             raise IndexError(index)
-        return bool(self.actions[index] & COMES_BACK) and self.action_of(index) != NO_ACTION
+        return bool(self.actions[index] & COMES_BACK)
 
     def path_to(self, size_t index):
         """Actions from the root (state 0) to state `index`."""
