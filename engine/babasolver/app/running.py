@@ -411,21 +411,6 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
             if pool is not None:
                 pool.stop()
                 pool.join(timeout=10)
-                _end_stragglers()
-
-
-def _end_stragglers() -> None:
-    """End the worker processes the stopped pool left: a SIGTERM to the
-    whole group kills the workers, and the pool may start new ones in
-    their place. One still starting up when bench exits finds the pool's
-    semaphore gone and prints a traceback (a fresh clone's test run, 3 of
-    about 8: "FileNotFoundError" in multiprocessing's spawn_main). Before
-    its initializer a worker dies of SIGTERM silently."""
-    for child in multiprocessing.active_children():
-        with contextlib.suppress(OSError):
-            child.terminate()
-    for child in multiprocessing.active_children():
-        child.join(timeout=5)
 
 
 def _failed(task: LevelTask, error: Exception, elapsed: float, grace: Optional[float]) -> LevelOutcome:
