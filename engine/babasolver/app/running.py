@@ -22,7 +22,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import Callable, Dict, Iterator, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .. import stopping
 from ..errors import BabaError, file_error
@@ -35,6 +35,9 @@ from .limits import Limits
 from .memory import default_memory_limit
 from .solving import SolutionFile, solution_file_after, solve_level
 from .tasks import LevelTask
+
+if TYPE_CHECKING:
+    from pebble import ProcessPool
 
 __all__ = ["Sample", "LevelOutcome", "run_level", "run_many", "PROGRESS_EVERY"]
 
@@ -409,8 +412,34 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
             return False
         finally:
             if pool is not None:
-                pool.stop()
-                pool.join(timeout=10)
+                _stop_pool(pool)
+
+
+#: Seconds to wait for the pool's threads and workers to end.
+POOL_STOP_TIMEOUT = 10
+
+
+def _stop_pool(pool: ProcessPool) -> None:
+    """Stop the pool: its workers first, then its channel.
+
+    pebble's own stop unlinks the channel's semaphores first and ends the
+    workers after. A worker it had just started in place of one killed by a
+    signal to the whole group (a SIGTERM to bench's group) could reach the
+    semaphores in between, if bench was descheduled there, and died with a
+    traceback on bench's stderr. So the thread that replaces dead workers is
+    let end, then every worker is ended and waited for here: a worker still
+    starting has no handler for SIGTERM, and ends silently."""
+    pool.stop()
+    replacer = getattr(pool, "_pool_manager_loop", None)  # pebble 5's; without it, as before
+    if replacer is not None:
+        replacer.join(timeout=POOL_STOP_TIMEOUT)
+    workers = multiprocessing.active_children()
+    for worker in workers:
+        with contextlib.suppress(OSError):
+            worker.terminate()
+    for worker in workers:
+        worker.join(timeout=POOL_STOP_TIMEOUT)
+    pool.join(timeout=POOL_STOP_TIMEOUT)
 
 
 def _failed(task: LevelTask, error: Exception, elapsed: float, grace: Optional[float]) -> LevelOutcome:
