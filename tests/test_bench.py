@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import shutil
 import signal
+import time
 
 import pytest
 
@@ -294,6 +296,22 @@ def test_a_worker_killed_from_outside_is_not_a_memory_limit(keke_sets):
     assert completed and by_id[tasks[0].id].solved
     assert by_id["killed"].status == Status.ERROR
     assert by_id["killed"].note == "worker process killed by SIGKILL"
+
+
+def test_the_pool_stops_its_own_workers_and_no_other_process(repo_root, tmp_path):
+    """run_many with worker processes ends them as it returns, and leaves
+    alone a process of the program that called it."""
+    for name in ("a", "b"):
+        shutil.copytree(repo_root / "levels" / "00", tmp_path / "set" / name)
+    own = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(60,))
+    own.start()
+    try:
+        outcomes, completed = running.run_many(app_tasks.load_tasks(tmp_path / "set"), Limits(5, 10_000), jobs=2)
+        assert completed and [o.solved for o in outcomes] == [True, True]
+        assert multiprocessing.active_children() == [own]
+    finally:
+        own.terminate()
+        own.join()
 
 
 def test_memory_limit_with_one_job_runs_the_levels_in_a_capped_worker(capsys, keke_sets):

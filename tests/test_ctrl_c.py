@@ -437,7 +437,7 @@ if __name__ == "__main__":
     while not {child.pid for child in multiprocessing.active_children()} - first and time.monotonic() < deadline:
         time.sleep(0.01)
     if sys.argv[1] == "bench":
-        running._stop_pool(pool)
+        running._stop_pool(pool, multiprocessing.active_children)
     else:
         pool.stop()
         pool.join(timeout=10)

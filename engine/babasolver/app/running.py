@@ -22,6 +22,7 @@ import time
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
 from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, Optional, Sequence, Tuple
 
 from .. import stopping
@@ -364,6 +365,13 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
     pool: Optional[ProcessPool] = None
     futures: Dict[Future, int] = {}
     started: Dict[int, float] = {}
+    # A program calling run_many may have processes of its own: only those
+    # started from here on are the pool's workers, to be signalled.
+    others = {child.pid for child in multiprocessing.active_children()}
+
+    def workers() -> List[BaseProcess]:
+        return [child for child in multiprocessing.active_children() if child.pid not in others]
+
     # A Ctrl-C raised inside the futures' locks (in `wait`) could leave one
     # held, and the pool's threads and the parent then waited on each other
     # for ever: it is noted, and acted on between two looks at the pool.
@@ -379,8 +387,8 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
                         futures[pool.schedule(_run_pickled, args=(job,), timeout=grace)] = index
             except (OSError, BrokenProcessPool) as e:
                 # Before any level ran: too many open files, no processes left, ...
-                workers = "a worker process" if jobs == 1 else f"{jobs} worker processes"
-                raise BabaError(f"could not start {workers}: {_one_line(e.__cause__ or e)}"
+                what = "a worker process" if jobs == 1 else f"{jobs} worker processes"
+                raise BabaError(f"could not start {what}: {_one_line(e.__cause__ or e)}"
                                 " (run with --jobs 1 to solve the levels one by one here)") from None
             pending = set(futures)
             while pending:
@@ -408,18 +416,21 @@ def _in_workers(tasks: Sequence[LevelTask], limits: Limits, mode: str, write: bo
             pool.close()
             return True
         except KeyboardInterrupt:
-            _stop_running(tasks, futures, started, jobs, done)
+            _stop_running(tasks, futures, started, jobs, done, workers)
             return False
         finally:
             if pool is not None:
-                _stop_pool(pool)
+                _stop_pool(pool, workers)
 
+
+#: The pool's worker processes, as they stand.
+Workers = Callable[[], List[BaseProcess]]
 
 #: Seconds to wait for the pool's threads and workers to end.
 POOL_STOP_TIMEOUT = 10
 
 
-def _stop_pool(pool: ProcessPool) -> None:
+def _stop_pool(pool: ProcessPool, workers: Workers) -> None:
     """Stop the pool: its workers first, then its channel.
 
     pebble's own stop unlinks the channel's semaphores first and ends the
@@ -433,11 +444,11 @@ def _stop_pool(pool: ProcessPool) -> None:
     replacer = getattr(pool, "_pool_manager_loop", None)  # pebble 5's; without it, as before
     if replacer is not None:
         replacer.join(timeout=POOL_STOP_TIMEOUT)
-    workers = multiprocessing.active_children()
-    for worker in workers:
+    ending = workers()
+    for worker in ending:
         with contextlib.suppress(OSError):
             worker.terminate()
-    for worker in workers:
+    for worker in ending:
         worker.join(timeout=POOL_STOP_TIMEOUT)
     pool.join(timeout=POOL_STOP_TIMEOUT)
 
@@ -456,7 +467,8 @@ def _failed(task: LevelTask, error: Exception, elapsed: float, grace: Optional[f
 
 
 def _stop_running(tasks: Sequence[LevelTask], futures: Dict[Future, int], started: Dict[int, float],
-                  jobs: int, done: Callable[[int, LevelOutcome], None]) -> None:
+                  jobs: int, done: Callable[[int, LevelOutcome], None],
+                  workers: Workers) -> None:
     """Ctrl-C: each level a worker is running stops its search as at a
     Ctrl-C of its own and gets its row, with its counters so far when the
     worker returns it within INTERRUPT_GRACE. The pool hands levels out in
@@ -468,7 +480,7 @@ def _stop_running(tasks: Sequence[LevelTask], futures: Dict[Future, int], starte
     running = {future: index for rank, (index, future) in enumerate(not_done)
                if rank < jobs or future.running() or index in started}
     if STOP_SIGNAL is not None:
-        for child in multiprocessing.active_children():
+        for child in workers():
             with contextlib.suppress(OSError):
                 os.kill(child.pid, STOP_SIGNAL)     # type: ignore[arg-type]
         wait(running, timeout=INTERRUPT_GRACE)
