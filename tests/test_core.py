@@ -526,8 +526,9 @@ def test_incremental_loading_builds_the_same_store_on_levels_that_destroy(keke_s
     patched from its parent, its lists kept or filtered (these levels push
     texts every few turns); a plain turn (one YOU object, on 53, 120 and
     126; with MOVE objects, on 59 and 173) looks for a pair only on the
-    cells it steps onto: the store must be the full decode's and the
-    general turn's."""
+    cells it steps onto; a step where only the KILL check can pair (43,
+    59, 173) first compares the YOU objects' cells with the KILL objects':
+    the store must be the full decode's and the general turn's."""
     from babasolver.level import read_keke_level
     level = read_keke_level(keke_sets["full_biy"], level_id).level
     assert_same_search(level, 60000)
