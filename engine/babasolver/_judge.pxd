@@ -187,7 +187,7 @@ ctypedef struct Turn:
     int* died_list
     int n_died
     int n_sink              # the SINK list as the step began: snapshot2[:n_sink]
-    bint plain_turns        # try the plain turns' shortcuts (the workspace's `incremental`)
+    bint plain_turns        # plain turns and the KILL look take their shortcuts (`incremental`)
     int plain_misses        # plain turns with MOVE objects that failed in a row (shortcut_due)
     bint lone               # a lone_turn: its one logged move is all that changed
     bint fast               # the parent had no pair standing: look only where things moved
