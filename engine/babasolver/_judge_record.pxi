@@ -248,15 +248,19 @@ cdef inline void put_entry_bits(const Geometry* geo, BitWriter* w, int thing, in
     put_bits(w, bits, width)
 
 
-cdef inline void write_entry_over(const Geometry* geo, uint8_t* out, int bit, int thing, int gap,
+cdef inline void write_field_over(const Geometry* geo, uint8_t* out, int end, int thing,
                                   uint32_t value) noexcept nogil:
-    """Write an entry over one of the same width at `bit` of `out`, whose
-    words copy_words has just written. The entry (at most 37 bits) is
-    changed in the one or two of those words it lies in, never through a
-    word at another offset: a load that straddles two recent stores waits
-    for them to reach the cache, where a load of one is forwarded at once."""
-    cdef int width, shift = bit & 63
-    cdef uint64_t bits = entry_bits(geo, thing, gap, value, &width)
+    """Write a map thing's value fields over those of its entry ending at
+    bit `end` of `out`, whose words copy_words has just written: the gap
+    before them stays. The fields (at most 20 bits) are changed in the one
+    or two of those words they lie in, never through a word at another
+    offset: a load that straddles two recent stores waits for them to
+    reach the cache, where a load of one is forwarded at once."""
+    cdef int fb = geo.facing_bits[thing]
+    cdef int width = 1 + fb + geo.cell_bits
+    cdef int bit = end - width
+    cdef int shift = bit & 63
+    cdef uint64_t bits = value_field(value, fb)
     cdef uint64_t mask = (<uint64_t>1 << width) - 1
     cdef uint8_t* at = out + ((bit >> 6) << 3)
     judge_store64(at, (judge_load64(at) & ~(mask << shift)) | (bits << shift))
@@ -518,8 +522,7 @@ cdef inline bint patch_entry(const Geometry* geo, const Position* pos, const Pro
     if value != parent.value[j]:
         if value == geo.root_value[thing]:
             return False
-        write_entry_over(geo, out, parent.bit[j], thing,
-                         thing - (parent.thing[j - 1] if j else -1) - 1, value)
+        write_field_over(geo, out, parent.bit[j + 1], thing, value)
     return True
 
 
