@@ -555,7 +555,7 @@ cdef enum:
     CHECK_KILL = 0
     CHECK_SINK = 1
     CHECK_HOT = 2
-    KILL_SCAN_LIMIT = 32    # YOU objects times KILL objects that you_meets_kill compares
+    KILL_SCAN_LIMIT = 32    # YOU and KILL objects that check_step looks at for the KILL check alone
 
 
 cdef void chain_moved(const Geometry* geo, const Position* pos, Turn* turn) noexcept nogil:
@@ -813,26 +813,15 @@ cdef inline bint destruction(const Geometry* geo, Position* pos, UndoLog* log, T
     return check_step(geo, pos, log, turn, props, lists, step_start)
 
 
-cdef inline bint you_meets_kill(const Position* pos, const Lists* now) noexcept nogil:
-    """Whether an object of the YOU list shares a cell with one of the KILL
-    list: else the KILL check pairs nothing anywhere."""
-    cdef int i, j, cell
-    for i in range(now.count[L_YOU]):
-        cell = pos.cell[now.items[L_YOU][i]]
-        for j in range(now.count[L_KILL]):
-            if pos.cell[now.items[L_KILL][j]] == cell:
-                return True
-    return False
-
-
 cdef bint check_step(const Geometry* geo, Position* pos, UndoLog* log, Turn* turn,
                      const Props* props, Lists** lists, int step_start) noexcept nogil:
     """destruction's checks, once something moved or a pair stands due.
-    When only the KILL check can pair and its lists are short, a look at
-    every YOU object's cell for a KILL object is cheaper than summing the
-    roles on every cell something moved onto (roles_could_pair): on
-    full_biy 173, fifteen MOVE and KILL kekes move every turn and the YOU
-    list holds one baba."""
+    When only the KILL check can pair and its lists are short, whether a
+    YOU object shares a cell with a KILL object (lists_overlap: else the
+    check pairs nothing anywhere) is cheaper to ask than summing the roles
+    on every cell something moved onto (roles_could_pair): on full_biy
+    173, fifteen MOVE and KILL kekes move every turn and the YOU list
+    holds one baba."""
     cdef int check, n
     cdef bint kill, sink, hot
     if not turn.fast:
@@ -844,8 +833,8 @@ cdef bint check_step(const Geometry* geo, Position* pos, UndoLog* log, Turn* tur
         if not (kill or sink or hot):
             return True
         if (turn.plain_turns and not (sink or hot)
-                and lists[0].count[L_YOU] * lists[0].count[L_KILL] <= KILL_SCAN_LIMIT):
-            if not you_meets_kill(pos, lists[0]):
+                and lists[0].count[L_YOU] + lists[0].count[L_KILL] <= KILL_SCAN_LIMIT):
+            if not lists_overlap(geo, pos, turn, lists[0], L_YOU, L_KILL):
                 return True
         elif not roles_could_pair(geo, pos, turn, props, step_start, kill, sink, hot):
             return True
