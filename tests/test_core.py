@@ -585,6 +585,73 @@ def test_states_come_back_on_competition_levels(keke_sets, level_id):
     assert_each_comes_back(level, store, states[::7])
 
 
+def swapped_turns(level, limit):
+    """A breadth-first store, and its (state, action) pairs whose turn the
+    expander counts without playing it because the swapped turns from an
+    earlier state make its child (not the way back to the parent)."""
+    store, _, _ = breadth_first_store(level, True, limit)
+    expander = Expander(core_level(level), store)
+    found = []
+    for index in range(1, len(store)):
+        back = store.parent(index)[1] ^ 1
+        mask = expander.unplayed_actions(index)
+        found += [(index, action) for action in range(4) if mask >> action & 1 and action != back]
+    return store, found
+
+
+def assert_each_swap_is_made_earlier(level, store, swaps):
+    """Played, the turn gives what the parent's child by that action
+    makes by the action the state was reached by: and that child is a
+    state stored before this one, so its turns come first."""
+    sim = Simulation(level)
+    for index, action in swaps:
+        parent, arrived = store.parent(index)
+        assert arrived >> 1 != action >> 1 and action < arrived
+        sim.unpack(store.get(index))
+        sim.step(action)
+        assert sim.illegal is None and not sim.won and not sim.dead
+        child = sim.pack()
+        sim.unpack(store.get(parent))
+        sim.step(action)
+        assert sim.illegal is None and not sim.won and not sim.dead
+        side = store.find(sim.pack())
+        assert 0 <= side < index, (index, action)
+        sim.step(arrived)
+        assert sim.pack() == child, (index, action)
+
+
+# One baba, then three (the row steps into one another's cells, and a
+# swap needs each to step into an empty slot both ways).
+SWAPPING_MAPS = [["B12.....", "........", "..b..r..", "........", "........"],
+                 ["B12.....", "........", ".bbb....", "........", "........"]]
+
+
+@pytest.mark.parametrize("rows", SWAPPING_MAPS)
+def test_a_turn_that_swapped_turns_make_from_an_earlier_state_is_counted_not_played(rows):
+    level = make_level(rows)
+    store, swaps = swapped_turns(level, 3000)
+    assert swaps
+    assert_each_swap_is_made_earlier(level, store, swaps)
+    assert_same_search(level, 20000)
+
+
+def test_no_turn_is_swapped_where_the_you_tile_keeps_its_facing():
+    level = make_level(["B12..7..", "........", "..b.....", "........"])     # a loose MOVE text
+    assert swapped_turns(level, 3000)[1] == []
+
+
+@pytest.mark.parametrize("level_id", ["42", "107", "120"])
+def test_swapped_turns_on_competition_levels(keke_sets, level_id):
+    """On 107 and 120 (one YOU object) a fifth of the turns are counted
+    this way; on 42 (three floors are YOU) a twentieth."""
+    from babasolver.level import read_keke_level
+    level = read_keke_level(keke_sets["full_biy"], level_id).level
+    store, swaps = swapped_turns(level, 20000)
+    assert len(swaps) > len(store) // 20
+    assert_each_swap_is_made_earlier(level, store, swaps[::5])
+    assert_same_search(level, 60000)
+
+
 def test_a_mover_whose_facing_is_kept_comes_back_only_facing_the_way_back():
     level = make_level(["B12..7..", "........", "..b.....", "........"])     # a loose MOVE text
     store, states = states_that_come_back(level, 2000)

@@ -349,6 +349,9 @@ cdef class Expander(Counted):
     cdef size_t staged_first, staged_count
     cdef bint staged
     cdef readonly int64_t won_parent
+    # Turns counted, not played, because their child is made by the same
+    # turns swapped from an earlier state (Workspace.swapped_actions).
+    cdef readonly uint64_t swapped_turns
     cdef readonly int won_action
     # Whether generate lists the new children to be stored. Off, it only
     # looks for a win: for a layer whose children will never be expanded (a
@@ -384,6 +387,7 @@ cdef class Expander(Counted):
         safe_realloc(&self.staged_actions, self.staged_room)
         self.staged = False
         self.won_parent = -1
+        self.swapped_turns = 0
         self.won_action = -1
         self.lists_children = True
 
@@ -529,15 +533,41 @@ cdef class Expander(Counted):
         self.staged = True
         return 0
 
+    cdef inline int unplayed(self, uint8_t arrival) noexcept nogil:
+        """The actions (bit 1 << action) counted, not played, from the loaded
+        state that `arrival`, its action byte, made (see expand_staged)."""
+        cdef int arrived = arrival & ACTION_MASK
+        if not arrival & COMES_BACK:
+            return 0
+        if self.work.incremental and arrived >= 2:      # the actions of the other axis come first
+            return 1 << (arrived ^ 1) | self.work.swapped_actions(arrived, (1 << (arrived & 2)) - 1)
+        return 1 << (arrived ^ 1)
+
+    def unplayed_actions(self, size_t index):
+        """Test hook: the actions that expanding stored state `index`
+        counts without playing them, as a bit mask (1 << action)."""
+        if index >= <size_t>len(self.store):
+            raise IndexError(index)
+        record = self.store.get(index)
+        cdef bytearray padded = bytearray(record) + bytearray(ARENA_SLACK)
+        if self.work.load(<uint8_t*><char*>padded, len(record), False) < 0:
+            bad_record()
+        return self.unplayed(self.store.actions[index])
+
     cdef int expand_staged(self) except -1 nogil:
         """Play the staged states; the store is not read (the expander keeps
         its own copy of the hash mask), so inserts may run meanwhile. A
         state whose turn said it comes back (COMES_BACK) would make its
         parent, a stored state, by the opposite action: that turn is
         counted, not played (on full_biy 107, 119, 121 and 126 a fifth of
-        all turns)."""
+        all turns). So is a turn of the other axis whose child the rule set
+        says the swapped turns make (swapped_actions) from the parent's child
+        by it, when that action comes first: that child was stored before
+        this state, so its own turns (or, by the same reason, an earlier
+        state's) make this one's child before this state's children are
+        inserted, and it would be dropped there as a duplicate."""
         cdef size_t i, index
-        cdef int action, flags, length, child, back
+        cdef int action, flags, length, child, back, skipped
         self.out_count = self.out_used = 0
         for i in range(self.staged_count):
             index = self.staged_first + i
@@ -545,12 +575,15 @@ cdef class Expander(Counted):
                               <int>(self.staged_start[i + 1] - self.staged_start[i]), i != 0) < 0:
                 bad_record()
             self.counts.expanded += 1
-            back = (self.staged_actions[i] & ACTION_MASK) ^ 1 if self.staged_actions[i] & COMES_BACK else -1
+            skipped = self.unplayed(self.staged_actions[i])
+            back = (self.staged_actions[i] & ACTION_MASK) ^ 1
             for action in range(self.level.n_actions):
                 if skips_wait(self.work, action, index):
                     break
-                if action == back:
+                if skipped >> action & 1:
                     self.counts.generated += 1
+                    if action != back:
+                        self.swapped_turns += 1
                     continue
                 child = play_child(self.work, action, &self.counts, &flags)
                 if child == CHILD_WON:

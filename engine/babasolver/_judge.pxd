@@ -12,6 +12,7 @@ cdef enum:
     MAX_RULES = 128
     NO_THING = -1           # an empty object-layer slot
     TOUCHED_LIMIT = 96      # a turn logging more changes than this is packed whole
+    SWAP_LIMIT = 16         # YOU objects that swapped_actions looks at
     TURN_RELAYERED = 256    # a rule reading or destruction rewrote layers: pack the whole position
     ENTRY_MIN_BITS = 8      # a record's entry is never narrower (see _judge_record.pxi)
     SORT_BY_INSERTION = 16  # a child's changed things are sorted by insertion up to this many

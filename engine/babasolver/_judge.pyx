@@ -694,6 +694,52 @@ cdef class JudgeWorkspace(Workspace):
         """Waiting from `pos` changes nothing: no MOVE object, no pair due."""
         return not self.lists.count[L_MOVE] and not self.record_flags & RECORD_STANDING
 
+    cdef int swapped_actions(self, int arrived, int candidates) noexcept nogil:
+        """`pos` came back from its parent by `arrived`: with no MOVE object,
+        that turn stepped each YOU object from the slot it held into an
+        empty one (none onto a cell another left) and changed nothing else.
+        When no YOU tile keeps a facing, and a candidate action (of the
+        other axis) steps each of them into an empty slot from the parent
+        too (its `side`: a stored, living child, where no pair can form;
+        the parent's slots are those here, but on the cells they left) and
+        again into an empty slot from here (its `corner`, where none can
+        either), both ways end with each object on its corner holding its
+        slot, the cells it held before emptied and everything else as in
+        the parent: one position, whose turn destroys and reads nothing.
+        Several YOU objects are looked at only up to SWAP_LIMIT."""
+        cdef const Geometry* geo = &self.level.geo
+        cdef const Position* pos = &self.pos
+        cdef const int* you = self.lists.items[L_YOU]
+        cdef int n = self.lists.count[L_YOU]
+        cdef int i, j, thing, cell, action, side, corner, back = geo.delta[arrived], found = 0
+        if not n or n > SWAP_LIMIT or self.lists.count[L_MOVE] or self.record_flags & RECORD_STANDING:
+            return 0
+        for i in range(n):
+            thing = you[i]
+            if geo.keeps_facing[pos.tile[thing]] or pos.slot[pos.cell[thing]] != thing:
+                return 0
+        for action in range(4):
+            if not candidates >> action & 1:
+                continue
+            for i in range(n):
+                cell = pos.cell[you[i]]
+                side = cell - back + geo.delta[action]
+                corner = cell + geo.delta[action]
+                if (geo.border[side] or pos.slot[side] != NO_THING
+                        or geo.border[corner] or pos.slot[corner] != NO_THING
+                        or could_pair_at(geo, pos, &self.turn, &self.props, you[i], side)
+                        or could_pair_at(geo, pos, &self.turn, &self.props, you[i], corner)):
+                    break
+                for j in range(n):      # a cell another held in the parent
+                    if side == pos.cell[you[j]] - back:
+                        break
+                else:
+                    continue
+                break
+            else:
+                found |= 1 << action
+        return found
+
     cdef bint is_dead(self) noexcept nogil:
         return not self.lists.count[L_YOU] and not self.lists.count[L_MOVE]
 

@@ -64,6 +64,12 @@ cdef class Workspace:
     cdef int pack(self, uint8_t* out) noexcept nogil        # the position's record
     cdef int pack_child(self, int flags, uint8_t* out) noexcept nogil   # the child's, after play
     cdef bint wait_is_idle(self) noexcept nogil             # waiting cannot change the position
+    # The actions (bit 1 << action) among `candidates`, of the other axis
+    # than `arrived`, whose turn from the position makes the same state as
+    # the turn `arrived` makes from the parent's child by that action, a
+    # state to store: the position came back (TURN_COMES_BACK) from its
+    # parent by `arrived`. 0 where the rule set cannot tell.
+    cdef int swapped_actions(self, int arrived, int candidates) noexcept nogil
     cdef bint is_dead(self) noexcept nogil
 
     # The satisficing guides, of the child after play (else of the position).

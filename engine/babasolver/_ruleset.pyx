@@ -68,6 +68,9 @@ cdef class Workspace:
     cdef bint wait_is_idle(self) noexcept nogil:
         return True
 
+    cdef int swapped_actions(self, int arrived, int candidates) noexcept nogil:
+        return 0
+
     cdef bint is_dead(self) noexcept nogil:
         return True
 
