@@ -349,10 +349,10 @@ cdef class Expander(Counted):
     cdef size_t staged_first, staged_count
     cdef bint staged
     cdef readonly int64_t won_parent
+    cdef readonly int won_action
     # Turns counted, not played, because their child is made by the same
     # turns swapped from an earlier state (Workspace.swapped_actions).
     cdef readonly uint64_t swapped_turns
-    cdef readonly int won_action
     # Whether generate lists the new children to be stored. Off, it only
     # looks for a win: for a layer whose children will never be expanded (a
     # known solution is one move longer), so neither packing nor storing
@@ -387,8 +387,8 @@ cdef class Expander(Counted):
         safe_realloc(&self.staged_actions, self.staged_room)
         self.staged = False
         self.won_parent = -1
-        self.swapped_turns = 0
         self.won_action = -1
+        self.swapped_turns = 0
         self.lists_children = True
 
     def __dealloc__(self):
