@@ -539,8 +539,10 @@ cdef class Expander(Counted):
         cdef int arrived = arrival & ACTION_MASK
         if not arrival & COMES_BACK:
             return 0
-        if self.work.incremental and arrived >= 2:      # the actions of the other axis come first
-            return 1 << (arrived ^ 1) | self.work.swapped_actions(arrived, (1 << (arrived & 2)) - 1)
+        # Up and down (actions 0 and 1) are played before left and right:
+        # only a state that came by left or right has swaps to ask for.
+        if self.work.incremental and arrived >= 2:
+            return 1 << (arrived ^ 1) | self.work.swapped_actions(arrived, 1 << 0 | 1 << 1)
         return 1 << (arrived ^ 1)
 
     def unplayed_actions(self, size_t index):
